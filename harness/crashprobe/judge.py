@@ -265,6 +265,12 @@ def evidence(states: Dict[str, Optional[State]], masks: Masks, limit: int = 12) 
                 continue
             keys = sorted(set().union(*[set(v) for v in keyed.values()]), key=repr)
             for key in keys:
+                rows = {k: keyed[k].get(key) for k in names}
+                if any(row is None for row in rows.values()):
+                    cells.append({"db": db, "table": name, "key": "/".join(map(str, key)), "column": "(row)",
+                                  "values": {k: ABSENT if row is None else _short(repr(tuple(row)).encode())
+                                             for k, row in rows.items()}})
+                    continue
                 for i, column in enumerate(columns):
                     values = {}
                     for k in names:
