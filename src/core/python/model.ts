@@ -46,8 +46,8 @@ export interface SqlInfo {
   tables: string[];
   /** The SQL text as resolved statically; undefined when it could not be. */
   text?: string;
-  /** How the text was resolved: a literal, an f-string, a concatenation, a module constant. */
-  resolvedFrom?: 'literal' | 'fstring' | 'concat' | 'constant' | 'unresolved';
+  /** How the text was resolved: a literal, an f-string, a concatenation, a `%`/.format template, a module constant. */
+  resolvedFrom?: 'literal' | 'fstring' | 'concat' | 'format' | 'constant' | 'unresolved';
 }
 
 export type EffectKind =

@@ -1,0 +1,86 @@
+// The effects of one function, in source order: its own calls, plus the
+// effects of same-repository helpers it calls, followed one level and marked
+// with `via`. A helper's effect is anchored at the call in this function
+// (so a finding lands in the function under review); `via` says where it
+// really happens.
+import type { Effect, PyFunction, PyModule, SyntaxNode } from './model.ts';
+import { callParts, walkFunctionBody } from './body-walk.ts';
+import { callEffect } from './call-effects.ts';
+import { resolveLocalCall } from './local-resolve.ts';
+import { rangeOf } from './source-range.ts';
+
+export interface HelperTarget {
+  fn: PyFunction;
+  module: PyModule;
+}
+
+/** Resolves a call to a function of the same repository, or undefined when it is not one (or not known exactly). */
+export type HelperResolver = (call: SyntaxNode, caller: PyFunction, module: PyModule) => HelperTarget | undefined;
+
+export interface EffectOptions {
+  /** Defaults to same-module resolution by name; the call graph supplies a cross-file one. */
+  resolveHelper?: HelperResolver;
+}
+
+export const resolveSameModuleHelper: HelperResolver = (call, caller, module) => {
+  const fn = resolveLocalCall(call, module, caller);
+  return fn && { fn, module };
+};
+
+/** The function's effects, its own and its helpers' (one level), nested functions' own effects left out. */
+export function findEffects(fn: PyFunction, module: PyModule, options: EffectOptions = {}): Effect[] {
+  const resolveHelper = options.resolveHelper ?? resolveSameModuleHelper;
+  const effects: Effect[] = [];
+  walkFunctionBody(fn.node, (node, state) => {
+    if (node.type !== 'call') return;
+    const inLoop = state.loopDepth > 0;
+    const helper = resolveHelper(node, fn, module);
+    if (helper && helper.fn.node !== fn.node) {
+      for (const inner of directEffects(helper.fn, helper.module)) {
+        effects.push({
+          ...inner,
+          range: rangeOf(node),
+          node,
+          inLoop: inLoop || inner.inLoop,
+          via: { qualname: helper.fn.qualname, path: helper.module.path, line: inner.range.startLine },
+        });
+      }
+      return;
+    }
+    const own = effectOfCall(node, module, inLoop);
+    if (own) effects.push(own);
+  });
+  return effects;
+}
+
+/** Only the calls written in the function itself, no helper followed. */
+export function directEffects(fn: PyFunction, module: PyModule): Effect[] {
+  const effects: Effect[] = [];
+  walkFunctionBody(fn.node, (node, state) => {
+    if (node.type !== 'call') return;
+    const effect = effectOfCall(node, module, state.loopDepth > 0);
+    if (effect) effects.push(effect);
+  });
+  return effects;
+}
+
+function effectOfCall(node: SyntaxNode, module: PyModule, inLoop: boolean): Effect | undefined {
+  const parts = callParts(node);
+  const found = callEffect(parts, module);
+  if (!found) return undefined;
+  const effect: Effect = { kind: found.kind, call: parts.callee, range: rangeOf(node), node, inLoop };
+  if (found.sql) effect.sql = found.sql;
+  if (found.mode !== undefined) effect.mode = found.mode;
+  if (found.kind === 'send') effect.idempotencyKey = found.idempotencyKey ?? false;
+  return effect;
+}
+
+const WRITING_KINDS = new Set<Effect['kind']>([
+  'db-write', 'db-ddl', 'db-script', 'db-commit', 'file-write', 'file-rename', 'file-replace', 'file-delete', 'send',
+]);
+
+/** True when some effect changes the outside world (db write/ddl/script/commit, file, send). */
+export function writesOutside(effects: readonly Effect[]): boolean {
+  return effects.some((effect) => WRITING_KINDS.has(effect.kind));
+}
+

@@ -1,0 +1,133 @@
+// Every function and method of a module, nested ones included, named the
+// way a reviewer would: `Class.method`, `outer.inner`.
+import type { PyFunction, PyModule, SyntaxNode } from './model.ts';
+import { rangeOf } from './source-range.ts';
+
+const cache = new WeakMap<PyModule, PyFunction[]>();
+
+/** In source order; cached per module, so every analysis shares the same PyFunction objects. */
+export function listFunctions(module: PyModule): PyFunction[] {
+  let functions = cache.get(module);
+  if (!functions) {
+    functions = [];
+    collect(module.tree.rootNode, [], undefined, functions);
+    cache.set(module, functions);
+  }
+  return functions;
+}
+
+function collect(node: SyntaxNode, scope: string[], className: string | undefined, out: PyFunction[]): void {
+  for (const child of node.namedChildren) {
+    const definition = child.type === 'decorated_definition' ? child.childForFieldName('definition') : child;
+    if (!definition) continue;
+    if (definition.type === 'function_definition') {
+      const fn = describeFunction(definition, scope, className);
+      out.push(fn);
+      const body = definition.childForFieldName('body');
+      if (body) collect(body, [...scope, fn.name], undefined, out);
+    } else if (definition.type === 'class_definition') {
+      const name = definition.childForFieldName('name')?.text ?? '?';
+      const body = definition.childForFieldName('body');
+      if (body) collect(body, [...scope, name], name, out);
+    } else if (isCompound(definition.type)) {
+      // `if TYPE_CHECKING:`, `try:` and friends hold definitions of the same scope.
+      collect(definition, scope, className, out);
+    }
+  }
+}
+
+const COMPOUND = new Set([
+  'if_statement', 'elif_clause', 'else_clause', 'try_statement', 'except_clause', 'finally_clause',
+  'with_statement', 'for_statement', 'while_statement', 'block', 'match_statement', 'case_clause',
+  'except_group_clause', 'ERROR',
+]);
+
+function isCompound(type: string): boolean {
+  return COMPOUND.has(type);
+}
+
+function describeFunction(node: SyntaxNode, scope: string[], className: string | undefined): PyFunction {
+  const name = node.childForFieldName('name')?.text ?? '?';
+  const parameters = node.childForFieldName('parameters');
+  const fn: PyFunction = {
+    qualname: [...scope, name].join('.'),
+    name,
+    range: rangeOf(node),
+    signature: signatureOf(node),
+    params: parameters ? parameterNames(parameters) : [],
+    isAsync: node.child(0)?.type === 'async',
+    node,
+  };
+  if (className !== undefined) fn.className = className;
+  return fn;
+}
+
+/** `def name(params) -> ret:` on one line, whitespace collapsed, comments dropped. */
+function signatureOf(node: SyntaxNode): string {
+  const body = node.childForFieldName('body');
+  const end = body ? body.startIndex : node.endIndex;
+  const head = node.text.slice(0, end - node.startIndex);
+  return head
+    .replace(/#[^\n]*/g, '')
+    .replace(/\s+/g, ' ')
+    .replace(/\(\s+/g, '(')
+    .replace(/\s+\)/g, ')')
+    .trim();
+}
+
+/** Names as a caller sees them: `self`, `x`, `*args`, `**kwargs`; the bare `*` and `/` separators are left out. */
+function parameterNames(parameters: SyntaxNode): string[] {
+  const names: string[] = [];
+  for (const param of parameters.namedChildren) {
+    switch (param.type) {
+      case 'identifier':
+        names.push(param.text);
+        break;
+      case 'typed_parameter':
+      case 'list_splat_pattern':
+      case 'dictionary_splat_pattern': {
+        const inner = param.type === 'typed_parameter' ? param.namedChildren[0] : param;
+        if (!inner) break;
+        if (inner.type === 'list_splat_pattern') names.push(`*${inner.namedChildren[0]?.text ?? ''}`);
+        else if (inner.type === 'dictionary_splat_pattern') names.push(`**${inner.namedChildren[0]?.text ?? ''}`);
+        else names.push(inner.text);
+        break;
+      }
+      case 'default_parameter':
+      case 'typed_default_parameter': {
+        const name = param.childForFieldName('name');
+        if (name) names.push(name.text);
+        break;
+      }
+      default:
+        break;
+    }
+  }
+  return names;
+}
+
+/** The innermost function whose lines include `line`. */
+export function functionAtLine(functions: readonly PyFunction[], line: number): PyFunction | undefined {
+  let best: PyFunction | undefined;
+  for (const fn of functions) {
+    const start = definitionStartLine(fn);
+    if (line >= start && line <= fn.range.endLine) {
+      if (!best || start >= definitionStartLine(best)) best = fn;
+    }
+  }
+  return best;
+}
+
+/** The first line of the definition, decorators included: a changed decorator changes the function. */
+export function definitionStartLine(fn: PyFunction): number {
+  const parent = fn.node.parent;
+  return parent?.type === 'decorated_definition' ? parent.startPosition.row + 1 : fn.range.startLine;
+}
+
+/** The function a node sits in, the innermost one. */
+export function enclosingFunctionNode(node: SyntaxNode): SyntaxNode | undefined {
+  for (let current = node.parent; current; current = current.parent) {
+    if (current.type === 'function_definition') return current;
+  }
+  return undefined;
+}

@@ -1,0 +1,60 @@
+// Resolves a call to a function defined in the same module, by name:
+// `helper()` to a sibling nested def or a top-level def, `self.m()` and
+// `cls.m()` to a method of the enclosing class, `Class.m()` to that method.
+import type { PyFunction, PyModule, SyntaxNode } from './model.ts';
+import { listFunctions } from './functions.ts';
+
+const byQualnameCache = new WeakMap<PyModule, Map<string, PyFunction>>();
+
+/** The module's functions by qualname; the first definition wins, as for a reader scanning down. */
+export function functionsByQualname(module: PyModule): Map<string, PyFunction> {
+  let index = byQualnameCache.get(module);
+  if (!index) {
+    index = new Map();
+    for (const fn of listFunctions(module)) if (!index.has(fn.qualname)) index.set(fn.qualname, fn);
+    byQualnameCache.set(module, index);
+  }
+  return index;
+}
+
+export function resolveLocalCall(call: SyntaxNode, module: PyModule, caller?: PyFunction): PyFunction | undefined {
+  const callee = call.childForFieldName('function');
+  if (!callee) return undefined;
+  const index = functionsByQualname(module);
+  if (callee.type === 'identifier') {
+    const name = callee.text;
+    // Innermost scope first: a def nested in the caller, then in its parents, then the module.
+    for (const scope of caller ? enclosingScopes(caller.qualname) : ['']) {
+      const found = index.get(scope ? `${scope}.${name}` : name);
+      if (found && found.className === undefined) return found;
+    }
+    return undefined;
+  }
+  if (callee.type === 'attribute') {
+    const object = callee.childForFieldName('object');
+    const method = callee.childForFieldName('attribute')?.text;
+    if (!object || !method) return undefined;
+    const receiver = object.text;
+    if ((receiver === 'self' || receiver === 'cls') && caller?.className) {
+      return index.get(`${classQualname(caller)}.${method}`);
+    }
+    if (object.type === 'identifier') {
+      const found = index.get(`${receiver}.${method}`);
+      return found?.className === receiver ? found : undefined;
+    }
+  }
+  return undefined;
+}
+
+/** `Outer.Inner` for a method `Outer.Inner.m`. */
+export function classQualname(method: PyFunction): string {
+  return method.qualname.slice(0, method.qualname.length - method.name.length - 1);
+}
+
+/** `a.b.c` → [`a.b.c`, `a.b`, `a`, ``]: where a name used inside `a.b.c` may be defined. */
+function enclosingScopes(qualname: string): string[] {
+  const parts = qualname.split('.');
+  const scopes: string[] = [];
+  for (let length = parts.length; length >= 0; length--) scopes.push(parts.slice(0, length).join('.'));
+  return scopes;
+}

@@ -1,0 +1,139 @@
+// What a Python string expression evaluates to, as far as can be told without
+// running it: literals, implicit and `+` concatenation, f-strings and
+// `%`/.format templates (placeholders kept), local variables assigned once
+// before use, and module-level constants.
+import type { PyModule, SyntaxNode } from './model.ts';
+
+export type StringSource = 'literal' | 'fstring' | 'concat' | 'format' | 'constant';
+
+export interface StringValue {
+  text: string;
+  from: StringSource;
+}
+
+const MAX_DEPTH = 6;
+const constantsCache = new WeakMap<PyModule, Map<string, SyntaxNode>>();
+
+/** `NAME = <expr>` at module level (and inside top-level if/try), last assignment wins. */
+export function moduleConstants(module: PyModule): Map<string, SyntaxNode> {
+  let constants = constantsCache.get(module);
+  if (!constants) {
+    constants = new Map();
+    collectAssignments(module.tree.rootNode, constants);
+    constantsCache.set(module, constants);
+  }
+  return constants;
+}
+
+function collectAssignments(block: SyntaxNode, into: Map<string, SyntaxNode>): void {
+  for (const statement of block.namedChildren) {
+    if (statement.type === 'expression_statement') {
+      const assignment = statement.namedChildren[0];
+      if (assignment?.type !== 'assignment') continue;
+      const left = assignment.childForFieldName('left');
+      const right = assignment.childForFieldName('right');
+      if (left?.type === 'identifier' && right) into.set(left.text, right);
+    } else if (['if_statement', 'try_statement', 'block', 'else_clause', 'except_clause', 'finally_clause'].includes(statement.type)) {
+      collectAssignments(statement, into);
+    }
+  }
+}
+
+export function resolveString(node: SyntaxNode | null | undefined, module: PyModule, depth = 0): StringValue | undefined {
+  if (!node || depth > MAX_DEPTH) return undefined;
+  switch (node.type) {
+    case 'string':
+      return stringLiteral(node);
+    case 'concatenated_string': {
+      const parts = node.namedChildren.map((part) => stringLiteral(part));
+      if (parts.some((part) => !part)) return undefined;
+      return { text: parts.map((part) => part!.text).join(''), from: 'concat' };
+    }
+    case 'parenthesized_expression':
+      return resolveString(node.namedChildren[0], module, depth + 1);
+    case 'binary_operator':
+      return binaryOperator(node, module, depth);
+    case 'call':
+      return formatCall(node, module, depth);
+    case 'identifier':
+      return identifierValue(node, module, depth);
+    default:
+      return undefined;
+  }
+}
+
+function binaryOperator(node: SyntaxNode, module: PyModule, depth: number): StringValue | undefined {
+  const operator = node.childForFieldName('operator')?.type;
+  const left = node.childForFieldName('left');
+  const right = node.childForFieldName('right');
+  if (operator === '%') {
+    const template = resolveString(left, module, depth + 1);
+    return template && { text: template.text, from: 'format' };
+  }
+  if (operator !== '+') return undefined;
+  const leftValue = resolveString(left, module, depth + 1);
+  const rightValue = resolveString(right, module, depth + 1);
+  // One unknown side is kept as a placeholder: `"DELETE FROM " + table` still classifies.
+  if (!leftValue && !rightValue) return undefined;
+  return {
+    text: (leftValue?.text ?? `{${left?.text ?? ''}}`) + (rightValue?.text ?? `{${right?.text ?? ''}}`),
+    from: 'concat',
+  };
+}
+
+function formatCall(node: SyntaxNode, module: PyModule, depth: number): StringValue | undefined {
+  const callee = node.childForFieldName('function');
+  if (callee?.type !== 'attribute' || callee.childForFieldName('attribute')?.text !== 'format') return undefined;
+  const template = resolveString(callee.childForFieldName('object'), module, depth + 1);
+  return template && { text: template.text, from: 'format' };
+}
+
+/** A local assigned before the use in the same function wins over a module constant of the same name. */
+function identifierValue(node: SyntaxNode, module: PyModule, depth: number): StringValue | undefined {
+  const local = localAssignmentBefore(node);
+  if (local) return resolveString(local, module, depth + 1);
+  const constant = moduleConstants(module).get(node.text);
+  if (!constant) return undefined;
+  const value = resolveString(constant, module, depth + 1);
+  return value && { text: value.text, from: 'constant' };
+}
+
+/** The value last assigned to the identifier `use` earlier in its function, if any. */
+export function localAssignmentBefore(use: SyntaxNode): SyntaxNode | undefined {
+  let fn: SyntaxNode | null = use.parent;
+  while (fn && fn.type !== 'function_definition') fn = fn.parent;
+  if (!fn) return undefined;
+  let found: SyntaxNode | undefined;
+  const visit = (node: SyntaxNode): void => {
+    if (node.startIndex >= use.startIndex) return;
+    if (node.type === 'function_definition' && node !== fn) return;
+    if (node.type === 'assignment') {
+      const left = node.childForFieldName('left');
+      const right = node.childForFieldName('right');
+      if (left?.type === 'identifier' && left.text === use.text && right && right.endIndex <= use.startIndex) found = right;
+    }
+    for (const child of node.namedChildren) visit(child);
+  };
+  const body = fn.childForFieldName('body');
+  if (body) visit(body);
+  return found;
+}
+
+/** One string node: prefix, content with escapes decoded, f-string fields kept as `{expr}`. */
+function stringLiteral(node: SyntaxNode): StringValue | undefined {
+  if (node.type !== 'string') return undefined;
+  const prefix = (node.namedChildren[0]?.text ?? '').replace(/['"]+$/, '').toLowerCase();
+  const raw = prefix.includes('r');
+  let text = '';
+  for (const part of node.namedChildren) {
+    if (part.type === 'string_content') text += raw ? part.text : decodeEscapes(part.text);
+    else if (part.type === 'interpolation') text += part.text;
+  }
+  return { text, from: prefix.includes('f') ? 'fstring' : 'literal' };
+}
+
+const SIMPLE_ESCAPES: Record<string, string> = { n: '\n', t: '\t', r: '\r', '\\': '\\', "'": "'", '"': '"', '\n': '' };
+
+function decodeEscapes(text: string): string {
+  return text.replace(/\\(.)/gs, (match, char: string) => SIMPLE_ESCAPES[char] ?? match);
+}

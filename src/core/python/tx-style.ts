@@ -1,0 +1,181 @@
+// The paper's static detector: which transaction style a function uses.
+// Every pattern seen is recorded as evidence; the dominant one becomes the
+// style, explicit_begin > mode_change > with_conn > none. A `with conn:`
+// whose body issues BEGIN is therefore explicit_begin.
+import type { PyFunction, PyModule, SyntaxNode, TxStyle, TxStyleResult } from './model.ts';
+import { callParts, walkFunctionBody, type CallParts } from './body-walk.ts';
+import { resolveSameModuleHelper, type HelperResolver } from './effects.ts';
+import { resolveString, localAssignmentBefore, moduleConstants } from './string-value.ts';
+import { splitSqlStatements, statementKind } from './sql.ts';
+import { lineOf } from './source-range.ts';
+
+export type TxPattern =
+  | 'begin-statement'
+  | 'begin-immediate'
+  | 'savepoint'
+  | 'begin-in-script'
+  | 'begin-via-helper'
+  | 'isolation-level-assign'
+  | 'autocommit-assign'
+  | 'connect-isolation-level'
+  | 'connect-autocommit'
+  | 'module-connection-mode'
+  | 'mode-change-via-helper'
+  | 'with-conn'
+  | 'with-connect-as';
+
+const STYLE_OF_PATTERN: Record<TxPattern, Exclude<TxStyle, 'none'>> = {
+  'begin-statement': 'explicit_begin',
+  'begin-immediate': 'explicit_begin',
+  savepoint: 'explicit_begin',
+  'begin-in-script': 'explicit_begin',
+  'begin-via-helper': 'explicit_begin',
+  'isolation-level-assign': 'mode_change',
+  'autocommit-assign': 'mode_change',
+  'connect-isolation-level': 'mode_change',
+  'connect-autocommit': 'mode_change',
+  'module-connection-mode': 'mode_change',
+  'mode-change-via-helper': 'mode_change',
+  'with-conn': 'with_conn',
+  'with-connect-as': 'with_conn',
+};
+
+const PRECEDENCE: TxStyle[] = ['explicit_begin', 'mode_change', 'with_conn'];
+
+export interface TxEvidence {
+  pattern: TxPattern;
+  line: number;
+}
+
+export interface TxStyleOptions {
+  resolveHelper?: HelperResolver;
+}
+
+export function detectTxStyle(fn: PyFunction, module: PyModule, options: TxStyleOptions = {}): TxStyleResult {
+  const resolveHelper = options.resolveHelper ?? resolveSameModuleHelper;
+  const evidence: TxEvidence[] = [...directPatterns(fn, module), ...moduleConnectionMode(fn, module)];
+  walkFunctionBody(fn.node, (node) => {
+    if (node.type !== 'call') return;
+    const helper = resolveHelper(node, fn, module);
+    if (!helper || helper.fn.node === fn.node) return;
+    const styles = new Set(directPatterns(helper.fn, helper.module).map((found) => STYLE_OF_PATTERN[found.pattern]));
+    if (styles.has('explicit_begin')) evidence.push({ pattern: 'begin-via-helper', line: lineOf(node) });
+    if (styles.has('mode_change')) evidence.push({ pattern: 'mode-change-via-helper', line: lineOf(node) });
+  });
+  evidence.sort((a, b) => a.line - b.line);
+  return { style: dominantStyle(evidence), evidence };
+}
+
+export function dominantStyle(evidence: readonly TxEvidence[]): TxStyle {
+  const seen = new Set<TxStyle>(evidence.map((found) => STYLE_OF_PATTERN[found.pattern]));
+  return PRECEDENCE.find((style) => seen.has(style)) ?? 'none';
+}
+
+/** The patterns written in the function itself. */
+export function directPatterns(fn: PyFunction, module: PyModule): TxEvidence[] {
+  const evidence: TxEvidence[] = [];
+  const add = (pattern: TxPattern, node: SyntaxNode): void => {
+    evidence.push({ pattern, line: lineOf(node) });
+  };
+  walkFunctionBody(fn.node, (node) => {
+    if (node.type === 'call') {
+      const pattern = callPattern(callParts(node), module);
+      for (const found of pattern) add(found, node);
+    } else if (node.type === 'assignment' || node.type === 'augmented_assignment') {
+      const attribute = modeAttribute(node.childForFieldName('left'));
+      if (attribute === 'isolation_level') add('isolation-level-assign', node);
+      if (attribute === 'autocommit') add('autocommit-assign', node);
+    } else if (node.type === 'with_item') {
+      const pattern = withItemPattern(node, fn);
+      if (pattern) add(pattern, node);
+    }
+  });
+  return evidence;
+}
+
+function callPattern(call: CallParts, module: PyModule): TxPattern[] {
+  if (call.receiver && (call.method === 'execute' || call.method === 'executemany')) {
+    const text = resolveString(call.positional[0], module)?.text;
+    return text === undefined ? [] : beginPatterns(splitSqlStatements(text).slice(0, 1), false);
+  }
+  if (call.receiver && call.method === 'executescript') {
+    const text = resolveString(call.positional[0], module)?.text;
+    return text === undefined ? [] : beginPatterns(splitSqlStatements(text), true).slice(0, 1);
+  }
+  if (isConnectCall(call)) {
+    const patterns: TxPattern[] = [];
+    if (call.keywords.has('isolation_level')) patterns.push('connect-isolation-level');
+    if (call.keywords.has('autocommit')) patterns.push('connect-autocommit');
+    return patterns;
+  }
+  return [];
+}
+
+function beginPatterns(statements: string[], inScript: boolean): TxPattern[] {
+  const patterns: TxPattern[] = [];
+  for (const statement of statements) {
+    const kind = statementKind(statement);
+    if (kind !== 'begin' && kind !== 'savepoint') continue;
+    if (inScript) patterns.push('begin-in-script');
+    else if (kind === 'savepoint') patterns.push('savepoint');
+    else patterns.push(/^begin\s+(immediate|exclusive)\b/i.test(statement) ? 'begin-immediate' : 'begin-statement');
+  }
+  return patterns;
+}
+
+function isConnectCall(call: CallParts): boolean {
+  return call.callee === 'sqlite3.connect' || call.callee === 'connect' || call.callee.endsWith('.sqlite3.connect');
+}
+
+function modeAttribute(left: SyntaxNode | null): string | undefined {
+  if (left?.type !== 'attribute') return undefined;
+  const name = left.childForFieldName('attribute')?.text;
+  return name === 'isolation_level' || name === 'autocommit' ? name : undefined;
+}
+
+const CONNECTION_NAME = /^(conn|connection|con|cx|db|database|sqlite_conn|dbconn|db_conn)$|conn(ection)?$/i;
+
+/** `with conn:` / `with self.conn:` / `with sqlite3.connect(...) as c:`; `closing(...)` never commits, so it is not one. */
+function withItemPattern(item: SyntaxNode, fn: PyFunction): TxPattern | undefined {
+  let value = item.childForFieldName('value');
+  if (value?.type === 'as_pattern') value = value.namedChildren[0] ?? null;
+  if (!value) return undefined;
+  if (value.type === 'call') {
+    return isConnectCall(callParts(value)) ? 'with-connect-as' : undefined;
+  }
+  if (value.type !== 'identifier' && value.type !== 'attribute') return undefined;
+  const name = value.type === 'attribute' ? value.childForFieldName('attribute')?.text ?? '' : value.text;
+  if (CONNECTION_NAME.test(name)) return 'with-conn';
+  if (value.type === 'identifier') {
+    const assigned = localAssignmentBefore(value);
+    if (assigned?.type === 'call' && isConnectCall(callParts(assigned))) return 'with-conn';
+    if (annotatedAsConnection(fn, name)) return 'with-conn';
+  }
+  return undefined;
+}
+
+function annotatedAsConnection(fn: PyFunction, name: string): boolean {
+  const parameters = fn.node.childForFieldName('parameters')?.namedChildren ?? [];
+  return parameters.some((param) => {
+    if (param.type !== 'typed_parameter' && param.type !== 'typed_default_parameter') return false;
+    const paramName = param.type === 'typed_parameter' ? param.namedChildren[0]?.text : param.childForFieldName('name')?.text;
+    return paramName === name && /Connection\b/.test(param.childForFieldName('type')?.text ?? '');
+  });
+}
+
+/** A module-level `conn = sqlite3.connect(..., isolation_level=None)` that the function uses. */
+function moduleConnectionMode(fn: PyFunction, module: PyModule): TxEvidence[] {
+  const evidence: TxEvidence[] = [];
+  const used = new Set<string>();
+  walkFunctionBody(fn.node, (node) => {
+    if (node.type === 'identifier') used.add(node.text);
+  });
+  for (const [name, value] of moduleConstants(module)) {
+    if (!used.has(name) || value.type !== 'call') continue;
+    const parts = callParts(value);
+    if (isConnectCall(parts) && (parts.keywords.has('isolation_level') || parts.keywords.has('autocommit'))) {
+      evidence.push({ pattern: 'module-connection-mode', line: lineOf(value) });
+    }
+  }
+  return evidence;
+}

@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest';
+import { functionAtLine, listFunctions } from '../../../src/core/python/functions.ts';
+import { functionOf, moduleOf, py } from './python-source.ts';
+
+const source = py`
+  import os
+
+  def top(a, b=1, *args, c, **kwargs):
+      def inner(x: int) -> int:
+          return x
+      return inner(a)
+
+  class Store:
+      @staticmethod
+      def make(
+          path: str,  # where
+          mode: str = "w",
+      ) -> "Store":
+          pass
+
+      async def save(self, /, item, *, force=False):
+          class Local:
+              def run(self):
+                  pass
+
+  if True:
+      def conditional():
+          pass
+`;
+
+describe('listFunctions', () => {
+  const module = moduleOf(source);
+
+  it('finds every function and method, nested ones included, with qualnames', () => {
+    expect(listFunctions(module).map((fn) => fn.qualname)).toEqual([
+      'top', 'top.inner', 'Store.make', 'Store.save', 'Store.save.Local.run', 'conditional',
+    ]);
+  });
+
+  it('records params, async, class and a one-line signature', () => {
+    const top = functionOf(module, 'top');
+    expect(top.params).toEqual(['a', 'b', '*args', 'c', '**kwargs']);
+    expect(top.isAsync).toBe(false);
+    expect(top.className).toBeUndefined();
+    const make = functionOf(module, 'Store.make');
+    expect(make.signature).toBe('def make(path: str, mode: str = "w",) -> "Store":');
+    expect(make.className).toBe('Store');
+    expect(make.params).toEqual(['path', 'mode']);
+    const save = functionOf(module, 'Store.save');
+    expect(save.isAsync).toBe(true);
+    expect(save.signature).toBe('async def save(self, /, item, *, force=False):');
+    expect(save.params).toEqual(['self', 'item', 'force']);
+    expect(functionOf(module, 'Store.save.Local.run').className).toBe('Local');
+    expect(functionOf(module, 'top.inner').params).toEqual(['x']);
+  });
+
+  it('gives 1-based ranges and finds the innermost function of a line', () => {
+    const inner = functionOf(module, 'top.inner');
+    expect(inner.range.startLine).toBe(4);
+    expect(inner.range.endLine).toBe(5);
+    expect(functionAtLine(listFunctions(module), 5)?.qualname).toBe('top.inner');
+    expect(functionAtLine(listFunctions(module), 6)?.qualname).toBe('top');
+    // The decorator line belongs to the decorated method.
+    expect(functionAtLine(listFunctions(module), 9)?.qualname).toBe('Store.make');
+    expect(functionAtLine(listFunctions(module), 1)).toBeUndefined();
+  });
+});
