@@ -26,6 +26,7 @@ def _wait(pid: int, timeout: float):
         while True:
             done, status = os.waitpid(pid, os.WNOHANG)
             if done:
+                _kill_group(pid)  # whatever the run left behind (forked children) goes with it
                 return status, False
             left = deadline - time.monotonic()
             if left <= 0:
