@@ -1,0 +1,14 @@
+def process_pending_jobs(conn):
+    # Claim the batch first so another worker won't pick the same jobs.
+    jobs = conn.execute(
+        "SELECT id, account_id, amount FROM jobs WHERE status = 'pending'"
+    ).fetchall()
+    conn.execute("UPDATE jobs SET status = 'running' WHERE status = 'pending'")
+    conn.commit()
+
+    for job_id, account_id, amount in jobs:
+        conn.execute("UPDATE accounts SET balance = balance + ? WHERE id = ?",
+                     (amount, account_id))
+        conn.execute("UPDATE jobs SET status = 'done' WHERE id = ?", (job_id,))
+    conn.commit()
+    return len(jobs)
