@@ -6,6 +6,7 @@ with raw `os` calls, also when it is hard-crashed, then ends with `os._exit`.
 import json
 import os
 import sys
+import time
 import traceback
 
 from . import clock, intercept_files, intercept_sqlite, sandbox
@@ -38,6 +39,7 @@ def describe_error(exc: BaseException, root: str) -> str:
 def execute(spec: dict, scenario, target) -> None:
     """Never returns."""
     report_path = spec["report"]
+    started = time.perf_counter()
     try:
         os.setsid()
         log = os.open(spec["log"], os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o666)
@@ -77,7 +79,7 @@ def execute(spec: dict, scenario, target) -> None:
         intercept_files.close_all()
         intercept_sqlite.close_all()
         _write_report(report_path, {"status": status, "error": error, "trace": TRACKER.trace,
-                                    "crashed": TRACKER.crashed})
+                                    "crashed": TRACKER.crashed, "seconds": time.perf_counter() - started})
     except BaseException as exc:  # a harness failure inside the run: report it, never hang
         try:
             _write_report(report_path, {"status": "harness-error", "error": describe_error(exc, spec["root"]),

@@ -91,7 +91,13 @@ class StateView:
     def __init__(self, folder: str, outbox_path: str, scratch: str):
         self._folder = folder
         self._scratch = scratch
+        self._connections = []
         self.emails = read_outbox(outbox_path)
+
+    def close(self) -> None:
+        for conn in self._connections:
+            conn.close()
+        self._connections.clear()
 
     def db(self, name: str):
         source = os.path.join(self._folder, name)
@@ -104,6 +110,7 @@ class StateView:
                 shutil.copyfile(source + suffix, copy + suffix)
         conn = _real_connect(copy)
         conn.execute("PRAGMA query_only = ON")
+        self._connections.append(conn)
         return conn
 
     def file(self, relpath: str):

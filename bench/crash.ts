@@ -1,0 +1,65 @@
+// The crash harness on the reference suite: runs per second with the fork server and
+// with a fresh interpreter per run, the whole campaign's wall time, and the per-run
+// overhead against the floor of a bare fork()+_exit loop on this machine.
+import { existsSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { execa } from 'execa';
+import { runCampaign } from '../src/core/crash/campaign.ts';
+import { defaultConcurrency, prepareHarness } from '../src/core/crash/prepare.ts';
+
+const REFERENCE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../harness/reference');
+
+function solutions(): string[] {
+  return readdirSync(REFERENCE, { withFileTypes: true })
+    .filter((t) => t.isDirectory() && !t.name.startsWith('_'))
+    .flatMap((t) =>
+      readdirSync(path.join(REFERENCE, t.name), { withFileTypes: true })
+        .filter((s) => s.isDirectory() && existsSync(path.join(REFERENCE, t.name, s.name, 'expected.json')))
+        .map((s) => path.join(REFERENCE, t.name, s.name)),
+    );
+}
+
+async function bareForkSecondsPerRun(python: string, n: number): Promise<number> {
+  const script = `
+import os, time
+n = ${n}
+start = time.perf_counter()
+for _ in range(n):
+    pid = os.fork()
+    if pid == 0:
+        os._exit(0)
+    os.waitpid(pid, 0)
+print(time.perf_counter() - start)
+`;
+  const { stdout } = await execa(python, ['-c', script]);
+  return Number(stdout.trim()) / n;
+}
+
+export default async function bench(log: (line: string) => void): Promise<void> {
+  const prepared = await prepareHarness({ python: 'python3', sandbox: 'auto', searchPath: ['/usr/bin', '/bin', '/usr/local/bin'] });
+  const all = solutions();
+  const cores = defaultConcurrency();
+  log(`reference suite: ${all.length} solutions; ${cores} core(s); sandbox: ${prepared.options.bwrap ? 'bubblewrap' : 'none'}`);
+
+  const fork = await runCampaign(all, { ...prepared.options, isolation: 'fork', concurrency: cores });
+  const forkRate = fork.runs / fork.seconds;
+  log(`whole campaign, fork server: ${fork.seconds.toFixed(1)} s wall for ${fork.runs} runs (${forkRate.toFixed(0)} runs/s)`);
+
+  // Spawn on a sample: a fresh interpreter per run is slow enough that the full suite would dominate the bench.
+  const sample = all.filter((_, i) => i % 4 === 0);
+  const forkSample = await runCampaign(sample, { ...prepared.options, isolation: 'fork', concurrency: cores });
+  const spawnSample = await runCampaign(sample, { ...prepared.options, isolation: 'spawn', concurrency: cores });
+  const forkSampleRate = forkSample.runs / forkSample.seconds;
+  const spawnRate = spawnSample.runs / spawnSample.seconds;
+  log(`same ${sample.length} solutions side by side: fork ${forkSampleRate.toFixed(0)} runs/s, spawn ${spawnRate.toFixed(0)} runs/s, ` +
+    `ratio ${(forkSampleRate / spawnRate).toFixed(1)}x (aim: at least 10x)`);
+
+  const floor = await bareForkSecondsPerRun(prepared.options.python.executable, 2000);
+  const perRun = (forkSample.seconds * cores) / forkSample.runs;
+  log(`per-run cost: fork server ${(perRun * 1000).toFixed(2)} ms (incl. state capture and judging) vs bare fork()+_exit ` +
+    `${(floor * 1000).toFixed(2)} ms: ${(perRun / floor).toFixed(1)}x the floor`);
+  log(`aim: whole campaign within 60 s on 2 cores: ${fork.seconds <= 60 ? 'met' : 'NOT met'} (${fork.seconds.toFixed(1)} s)`);
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await bench((line) => console.log(line));
