@@ -47,12 +47,12 @@ export function resolveLocalCall(call: SyntaxNode, module: PyModule, caller?: Py
 }
 
 /** `Outer.Inner` for a method `Outer.Inner.m`. */
-export function classQualname(method: PyFunction): string {
+export function classQualname(method: Pick<PyFunction, 'qualname' | 'name'>): string {
   return method.qualname.slice(0, method.qualname.length - method.name.length - 1);
 }
 
 /** `a.b.c` → [`a.b.c`, `a.b`, `a`, ``]: where a name used inside `a.b.c` may be defined. */
-function enclosingScopes(qualname: string): string[] {
+export function enclosingScopes(qualname: string): string[] {
   const parts = qualname.split('.');
   const scopes: string[] = [];
   for (let length = parts.length; length >= 0; length--) scopes.push(parts.slice(0, length).join('.'));
