@@ -1,0 +1,70 @@
+// `.github/crashprobe.yml`: every setting a maintainer can give, checked by zod.
+// The published JSON Schema (schema/crashprobe.schema.json) is generated from this.
+import { z } from 'zod';
+
+export const failOnSchema = z.enum(['unsafe', 'safe_by_accident', 'never']);
+
+export const configSchema = z
+  .object({
+    paths: z
+      .object({
+        include: z.array(z.string()).default(['**/*.py']).describe('Globs of Python files to review'),
+        exclude: z.array(z.string()).default([]).describe('Globs left out of the review'),
+      })
+      .strict()
+      .default({}),
+    scenarios: z
+      .array(z.string())
+      .default(['**/crash_scenarios.py', '**/crash_scenarios/*.py'])
+      .describe('Globs of crash scenario files'),
+    fail_on: failOnSchema
+      .default('unsafe')
+      .describe('The check fails when a touched function is this class or worse; never: it never fails'),
+    drafts: z.boolean().default(false).describe('Review draft pull requests too'),
+    max_inline_comments: z.number().int().min(0).max(30).default(30),
+    harness: z
+      .object({
+        enabled: z.boolean().default(true),
+        forks: z
+          .boolean()
+          .default(false)
+          .describe('Run the crash harness (which runs the code) on pull requests from forks'),
+        isolation: z.enum(['fork', 'spawn']).default('fork'),
+        timeout_seconds: z.number().int().min(1).max(600).default(20).describe('Wall-clock limit of one run'),
+      })
+      .strict()
+      .default({}),
+    audit: z
+      .object({
+        model: z.string().optional().describe('LLM model for the audit; without one the audit is the static checks'),
+        runs: z.number().int().min(1).max(10).default(1),
+        min_recurrence: z.number().int().min(1).default(1),
+        token_budget: z.number().int().min(1000).default(200_000),
+        cost_budget_usd: z.number().min(0).optional(),
+      })
+      .strict()
+      .default({}),
+  })
+  .strict();
+
+export type CrashprobeConfig = z.infer<typeof configSchema>;
+
+export const DEFAULT_CONFIG: CrashprobeConfig = configSchema.parse({});
+
+/** Checks a config object; the error names the field and the reason, for a check run or a terminal. */
+export function parseConfig(data: unknown, source = '.github/crashprobe.yml'): CrashprobeConfig {
+  const parsed = configSchema.safeParse(data ?? {});
+  if (parsed.success) return parsed.data;
+  const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(top level)'}: ${issue.message}`);
+  throw new ConfigError(source, problems);
+}
+
+export class ConfigError extends Error {
+  constructor(
+    readonly source: string,
+    readonly problems: string[],
+  ) {
+    super(`${source} is not valid: ${problems.join('; ')}`);
+    this.name = 'ConfigError';
+  }
+}

@@ -1,0 +1,52 @@
+// The small ports through which the pure core talks to the world. Adapters (Probot,
+// the Action, the CLI) fill them; tests fake them with object literals.
+import type { CampaignResult } from './crash/protocol.ts';
+import type { ScenarioFile } from './crash/discover.ts';
+import type { Review } from './review/model.ts';
+
+export interface ChangedFile {
+  path: string;
+  status: 'added' | 'modified' | 'removed' | 'renamed';
+  previousPath?: string;
+  /** The unified-diff patch of this file, as GitHub's pulls/files gives it (may be absent for binary or huge files). */
+  patch?: string;
+}
+
+export interface PullRequestSource {
+  /** owner/name, or a local label for the CLI. */
+  repository: string;
+  number?: number;
+  baseSha: string;
+  headSha: string;
+  /** True when the head is in a fork: its code is untrusted and the harness is off unless configured on. */
+  fromFork: boolean;
+  changedFiles(): Promise<ChangedFile[]>;
+  /** The file's text at the head commit, or undefined when it does not exist there. */
+  readFile(path: string): Promise<string | undefined>;
+  /** Every file path at the head commit. */
+  listFiles(): Promise<string[]>;
+  /** A local folder holding the head commit's tree, for the crash harness to run (created on first call). */
+  checkout(): Promise<string>;
+}
+
+export interface HarnessRunner {
+  run(files: ScenarioFile[]): Promise<CampaignResult>;
+}
+
+/** Where a finished review goes: the GitHub adapter reconciles it with what it posted before. */
+export interface CommentSink {
+  publish(review: Review): Promise<void>;
+}
+
+export interface Store {
+  get(key: string): string | undefined;
+  set(key: string, value: string): void;
+}
+
+export interface Logger {
+  info(message: string): void;
+  warn(message: string): void;
+  error(message: string): void;
+}
+
+export const silentLogger: Logger = { info: () => {}, warn: () => {}, error: () => {} };
