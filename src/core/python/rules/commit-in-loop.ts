@@ -1,0 +1,87 @@
+import type { Effect, SyntaxNode } from '../model.ts';
+import { knownWrite, transactionFacts, within } from './facts.ts';
+import { defineRule } from './rule.ts';
+import { contains, enclosingLoop, statementOf } from './syntax.ts';
+
+const LEAVES_LOOP = new Set(['break_statement', 'return_statement', 'raise_statement']);
+
+export const commitInLoop = defineRule({
+  meta: {
+    id: 'commit-in-loop',
+    description: 'commit() inside a for/while loop makes each iteration its own transaction.',
+    category: 'sqlite-transaction',
+    severity: 'warning',
+    messages: {
+      commitInLoop:
+        'commit() inside a loop: each iteration is its own transaction, so a crash keeps the earlier iterations and a re-run repeats them',
+      commitPerItemResumable:
+        'commit() per item in a loop whose re-run skips finished items: check that each item and its progress mark commit together',
+    },
+    messageSeverity: { commitPerItemResumable: 'info' },
+    hint: 'Commit once after the loop, or record each item as done in the same transaction as its writes so a re-run skips it.',
+  },
+  create(context) {
+    const fnNode = context.fn.node;
+    return {
+      'function:exit'() {
+        const facts = transactionFacts(context);
+        const writes = [...facts.dmlWrites, ...facts.ddl, ...facts.scripts];
+        // RELEASE of a savepoint inside a loop only closes the nested unit; the outer transaction still holds.
+        for (const commit of facts.commits.filter((effect) => effect.sql === undefined || effect.sql.kind === 'commit')) {
+          const loop = enclosingLoop(commit.node, fnNode);
+          if (!loop || leavesLoopAfter(commit.node, loop)) continue;
+          const body = loopBody(loop);
+          const writesInLoop = writes.filter((write) => within(body, write));
+          if (!writesInLoop.some(knownWrite)) continue;
+          const resumable = rerunSkipsFinishedItems(loop, writesInLoop, context.effects);
+          context.report({ node: commit.node, messageId: resumable ? 'commitPerItemResumable' : 'commitInLoop' });
+        }
+      },
+    };
+  },
+});
+
+function loopBody(loop: SyntaxNode): SyntaxNode {
+  return loop.childForFieldName('body') ?? loop;
+}
+
+/** A retry loop commits once: a break, return or raise follows the commit in the same iteration. */
+function leavesLoopAfter(node: SyntaxNode, loop: SyntaxNode): boolean {
+  for (let statement = statementOf(node); statement.id !== loop.id; statement = statementOf(statement.parent!)) {
+    for (let next = statement.nextNamedSibling; next; next = next.nextNamedSibling) {
+      if (LEAVES_LOOP.has(next.type)) return true;
+    }
+    if (!statement.parent || statement.parent.id === loopBody(loop).id || !statement.parent.parent) break;
+  }
+  return false;
+}
+
+/**
+ * The loop is resumable when every item's writes are idempotent, or when a
+ * filtered read that drives or guards the loop (`WHERE status = 'pending'`,
+ * `SELECT 1 ... WHERE id = ?`) names a table the loop writes: the write is
+ * then the item's progress mark.
+ */
+function rerunSkipsFinishedItems(loop: SyntaxNode, writesInLoop: readonly Effect[], effects: readonly Effect[]): boolean {
+  const dml = writesInLoop.filter((write) => write.sql?.kind === 'write');
+  if (dml.length > 0 && dml.every((write) => /\bor\s+(ignore|replace)\b|\bon\s+conflict\b|^\s*replace\b/i.test(write.sql?.text ?? ''))) return true;
+  const writtenTables = new Set(dml.flatMap((write) => write.sql?.tables ?? []));
+  const guards = effects.filter(
+    (effect) => effect.kind === 'db-read' && /\bwhere\b/i.test(effect.sql?.text ?? '') && drivesOrGuards(effect.node, loop),
+  );
+  return guards.some((read) => (read.sql?.tables ?? []).some((table) => writtenTables.has(table)));
+}
+
+/** In the loop (header or body), or before it and feeding the name the loop iterates. */
+function drivesOrGuards(read: SyntaxNode, loop: SyntaxNode): boolean {
+  if (contains(loop, read)) return true;
+  if (read.startIndex > loop.startIndex) return false;
+  const iterated = loop.childForFieldName('right') ?? loop.childForFieldName('condition');
+  const names = new Set(iterated?.descendantsOfType('identifier').map((identifier) => identifier.text) ?? []);
+  if (iterated?.type === 'identifier') names.add(iterated.text);
+  const statement = statementOf(read);
+  const assignment = statement.type === 'expression_statement' ? statement.namedChildren[0] : undefined;
+  const assigned = assignment?.type === 'assignment' ? assignment.childForFieldName('left')?.text : undefined;
+  const receiver = read.childForFieldName('function')?.childForFieldName('object')?.text;
+  return (assigned !== undefined && names.has(assigned)) || (receiver !== undefined && names.has(receiver));
+}

@@ -1,0 +1,41 @@
+import { describeWrites, pendingWritesBefore, setsAutocommitFor, severalWrites, transactionFacts } from './facts.ts';
+import { defineRule } from './rule.ts';
+import { callParts } from '../body-walk.ts';
+
+export const commitWithoutBegin = defineRule({
+  meta: {
+    id: 'commit-without-begin',
+    description: 'The function calls commit(), so it owns the end of the transaction, but never opens it (no BEGIN or SAVEPOINT).',
+    category: 'sqlite-transaction',
+    severity: 'warning',
+    messages: {
+      commitWithoutBegin:
+        'commit() ends a transaction this function never began: its {{writes}} are held together only by sqlite3\'s default mode; in autocommit a crash between them leaves them half done',
+      commitInAutocommit:
+        'commit() after switching to autocommit commits nothing: its {{writes}} were each saved at once, so a crash between them leaves them half done',
+    },
+    messageSeverity: { commitInAutocommit: 'error' },
+    hint: 'Begin what you commit: BEGIN before the first write (SAVEPOINT/RELEASE when a caller\'s transaction may be open).',
+  },
+  create(context) {
+    const fnNode = context.fn.node;
+    return {
+      'function:exit'() {
+        const facts = transactionFacts(context);
+        if (facts.opens.length > 0) return;
+        for (const commit of facts.commits) {
+          const committed = pendingWritesBefore(context.effects, context.effects.indexOf(commit));
+          if (!severalWrites(committed, fnNode)) continue;
+          const connection = callParts(commit.node).receiver?.text;
+          const autocommit = connection !== undefined && setsAutocommitFor(connection, facts, commit.node);
+          context.report({
+            node: commit.node,
+            messageId: autocommit ? 'commitInAutocommit' : 'commitWithoutBegin',
+            data: { writes: describeWrites(committed) },
+          });
+          return;
+        }
+      },
+    };
+  },
+});

@@ -1,0 +1,63 @@
+import { statementKind } from '../sql.ts';
+import { knownWrite, pendingWritesBefore, rerunSafeDdl, scriptStatements, transactionFacts } from './facts.ts';
+import { defineRule } from './rule.ts';
+import { mutuallyExclusive } from './syntax.ts';
+
+export const executescriptCommitsFirst = defineRule({
+  meta: {
+    id: 'executescript-commits-first',
+    description: 'executescript() commits any pending transaction before it runs, and runs its own statements in none unless the script says BEGIN.',
+    category: 'sqlite-transaction',
+    severity: 'warning',
+    messages: {
+      pendingWritesCommitted:
+        'executescript() first commits the {{count}} pending writes before it: the transaction ends here, so a crash in the script keeps them',
+      openTransactionCommitted:
+        'executescript() first commits the transaction opened by BEGIN before it: the writes after it are no longer covered',
+      scriptWithoutBegin:
+        'the script runs {{count}} writes without BEGIN ... COMMIT: each is saved on its own, so a crash mid-script leaves it half applied',
+    },
+    hint: 'Put BEGIN; ... COMMIT; inside the script and run it before (or instead of) separate execute() writes; never mix it into an open transaction.',
+  },
+  create(context) {
+    const fnNode = context.fn.node;
+    return {
+      'function:exit'() {
+        const facts = transactionFacts(context);
+        for (const script of facts.scripts) {
+          const index = context.effects.indexOf(script);
+          const pending = pendingWritesBefore(context.effects, index).filter(
+            (write) => knownWrite(write) && !mutuallyExclusive(write.node, script.node, fnNode),
+          );
+          if (pending.length > 0) {
+            context.report({ node: script.node, messageId: 'pendingWritesCommitted', data: { count: pending.length } });
+            continue;
+          }
+          if (openTransactionBefore(context.effects, index)) {
+            context.report({ node: script.node, messageId: 'openTransactionCommitted' });
+            continue;
+          }
+          const statements = scriptStatements(script);
+          if (statements.some((statement) => ['begin', 'savepoint'].includes(statementKind(statement)))) continue;
+          // IF [NOT] EXISTS schema statements re-run harmlessly; only the others can be half applied.
+          const writes = statements.filter((statement) => {
+            const kind = statementKind(statement);
+            return kind === 'write' || (kind === 'ddl' && !rerunSafeDdl(statement));
+          });
+          if (writes.length >= 2) context.report({ node: script.node, messageId: 'scriptWithoutBegin', data: { count: writes.length } });
+        }
+      },
+    };
+  },
+});
+
+/** A BEGIN or SAVEPOINT before `index` that no commit or rollback has closed. */
+function openTransactionBefore(effects: readonly { kind: string }[], index: number): boolean {
+  let open = false;
+  for (let i = 0; i < index; i++) {
+    const kind = effects[i]!.kind;
+    if (kind === 'db-begin') open = true;
+    else if (kind === 'db-commit' || kind === 'db-rollback' || kind === 'db-script') open = false;
+  }
+  return open;
+}

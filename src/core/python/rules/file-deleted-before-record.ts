@@ -1,0 +1,45 @@
+import type { SyntaxNode } from '../model.ts';
+import { callParts } from '../body-walk.ts';
+import { recordAfter } from './facts.ts';
+import { defineRule } from './rule.ts';
+import { isTemporaryPath } from './syntax.ts';
+
+export const fileDeletedBeforeRecord = defineRule({
+  meta: {
+    id: 'file-deleted-before-record',
+    description: 'A file is deleted before the database record that names it is deleted or committed.',
+    category: 'file',
+    severity: 'warning',
+    messages: {
+      deletedBeforeRecord:
+        '{{call}} deletes the file before the database changes its record (line {{recordLine}}): a crash between them leaves a record naming a missing file',
+      deletedBeforeCommit:
+        '{{call}} deletes the file before commit() (line {{recordLine}}) saves the change to its record: a crash between them leaves a record naming a missing file',
+    },
+    hint: 'Delete or update the record and commit first, then delete the file: a crash then leaves at most an orphaned file, which a cleanup can remove.',
+  },
+  create(context) {
+    const fnNode = context.fn.node;
+    return {
+      'function:exit'() {
+        context.effects.forEach((effect, index) => {
+          if (effect.kind !== 'file-delete' || deletesTemporary(effect.node)) return;
+          const record = recordAfter(context.effects, index, fnNode);
+          if (!record) return;
+          context.report({
+            node: effect.node,
+            messageId: record.kind === 'write' ? 'deletedBeforeRecord' : 'deletedBeforeCommit',
+            data: { call: `${effect.call}()`, recordLine: record.effect.range.startLine },
+          });
+        });
+      },
+    };
+  },
+});
+
+/** A temp file is no record's subject: deleting it early loses nothing. */
+function deletesTemporary(node: SyntaxNode): boolean {
+  const call = callParts(node);
+  const target = call.positional[0] ?? call.receiver;
+  return target !== undefined && isTemporaryPath(target);
+}

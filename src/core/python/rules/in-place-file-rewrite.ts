@@ -1,0 +1,102 @@
+import type { Effect, SyntaxNode } from '../model.ts';
+import { callParts, walkFunctionBody } from '../body-walk.ts';
+import { defineRule } from './rule.ts';
+import { compactText, isTemporaryPath } from './syntax.ts';
+
+/** Openers whose first argument is the path (`os.fdopen` takes a descriptor, usually a temp file's). */
+const PATH_OPENERS = new Set(['open', 'io.open', 'codecs.open', 'builtins.open', 'gzip.open', 'bz2.open', 'lzma.open', 'tarfile.open']);
+/** `module.open(...)`: not a Path's own open(). */
+const MODULE_OPEN = /^(os|io|codecs|builtins|gzip|bz2|lzma|tarfile|zipfile|dbm|shelve|webbrowser|tokenize)\./;
+
+export const inPlaceFileRewrite = defineRule({
+  meta: {
+    id: 'in-place-file-rewrite',
+    description: 'A file is truncated or changed in place instead of written to a temp file and moved over it with os.replace.',
+    category: 'file',
+    severity: 'warning',
+    messages: {
+      rewritesReadFile:
+        '{{path}} is read and then rewritten in place ({{how}}): a crash mid-write leaves it empty or torn, and the old contents are lost',
+      updatedInPlace: '{{path}} is opened \'{{mode}}\' and changed in place: a crash mid-write leaves it part old, part new',
+      truncatesInPlace: '{{path}} is truncated and written in place ({{how}}): a crash mid-write leaves it empty or torn',
+    },
+    messageSeverity: { truncatesInPlace: 'info' },
+    hint: 'Write to a temp file in the same directory, flush and fsync it, then os.replace() it over the target.',
+  },
+  create(context) {
+    const fnNode = context.fn.node;
+    return {
+      'function:exit'() {
+        const movedAway = context.effects
+          .filter((effect) => (effect.kind === 'file-replace' || effect.kind === 'file-rename') && !effect.via)
+          .map((effect) => movedSource(effect.node))
+          .filter((source): source is string => source !== undefined);
+        for (const effect of context.effects) {
+          if (effect.kind !== 'file-write' || effect.via) continue;
+          const target = writeTarget(effect);
+          if (!target || isTemporaryPath(target.path) || movedAway.includes(compactText(target.path))) continue;
+          const data = { path: shorten(target.path.text), how: target.how, mode: target.mode };
+          if (target.mode.includes('+') && !target.mode.includes('w')) {
+            context.report({ node: effect.node, messageId: 'updatedInPlace', data });
+          } else if (isReadIn(fnNode, target.path)) {
+            context.report({ node: effect.node, messageId: 'rewritesReadFile', data });
+          } else {
+            context.report({ node: effect.node, messageId: 'truncatesInPlace', data });
+          }
+        }
+      },
+    };
+  },
+});
+
+interface WriteTarget {
+  path: SyntaxNode;
+  mode: string;
+  /** `open(..., 'w')` or `write_text()`, for the message. */
+  how: string;
+}
+
+/** The path a write truncates or updates; undefined for appends, exclusive creation, descriptors and unknown modes. */
+function writeTarget(effect: Effect): WriteTarget | undefined {
+  const call = callParts(effect.node);
+  if ((call.method === 'write_text' || call.method === 'write_bytes') && call.receiver) {
+    return { path: call.receiver, mode: 'w', how: `${call.method}()` };
+  }
+  const mode = effect.mode;
+  // Appending never truncates, and 'x' only ever creates a new file.
+  if (mode === undefined || /[ax]/.test(mode) || !/[w+]/.test(mode)) return undefined;
+  const path = PATH_OPENERS.has(call.callee) ? call.positional[0] : call.method === 'open' && !MODULE_OPEN.test(call.callee) ? call.receiver : undefined;
+  return path ? { path, mode, how: `open(..., '${mode}')` } : undefined;
+}
+
+/** What `os.replace(src, dst)`, `os.rename`, `shutil.move` or `src.replace(dst)` moves away. */
+function movedSource(node: SyntaxNode): string | undefined {
+  const call = callParts(node);
+  const source = call.callee.startsWith('os.') || call.callee.startsWith('shutil.') ? call.positional[0] : call.receiver;
+  return source && compactText(source);
+}
+
+/** The same path expression opened for reading, or read with read_text/read_bytes, anywhere in the function. */
+function isReadIn(fnNode: SyntaxNode, path: SyntaxNode): boolean {
+  const wanted = compactText(path);
+  let read = false;
+  walkFunctionBody(fnNode, (node) => {
+    if (read || node.type !== 'call') return;
+    const call = callParts(node);
+    if (call.receiver && compactText(call.receiver) === wanted && ['read_text', 'read_bytes', 'open'].includes(call.method)) {
+      read = call.method !== 'open' || readMode(call.keywords.get('mode') ?? call.positional[0]);
+    } else if (PATH_OPENERS.has(call.callee) && call.positional[0] && compactText(call.positional[0]) === wanted) {
+      read = readMode(call.keywords.get('mode') ?? call.positional[1]);
+    }
+  });
+  return read;
+}
+
+function readMode(mode: SyntaxNode | undefined): boolean {
+  return mode === undefined || (mode.type === 'string' && !/[wax+]/.test(mode.text.replace(/^[a-z]*['"]+|['"]+$/gi, '')));
+}
+
+function shorten(text: string): string {
+  const flat = text.replace(/\s+/g, ' ');
+  return flat.length > 40 ? `${flat.slice(0, 37)}...` : flat;
+}

@@ -1,0 +1,126 @@
+// The registry of crash-safety rules and the runner that applies them to one
+// function.
+//
+//   runRules({ module, fn, effects, txStyle }, options?) -> Finding[]
+//
+// One walk over the function's own body (nested functions and classes are
+// their own units) calls every rule's node listeners in source order, then
+// every `function:exit`. Each report becomes a Finding: the rule's message
+// with `{{data}}` filled in, the rule's severity (or the message's own, see
+// `messageSeverity`), the rule's hint, the node's range (or the report's),
+// and a stable id: rule id + path + qualname + hash of the reported node's
+// normalized code (whitespace and comments dropped), not the line number.
+// Findings come back sorted by position, then rule id.
+//
+// Decided: `commit-in-loop` still reports a loop that marks each item done
+// (a re-run resumes), as `commitPerItemResumable` at `info`, because whether
+// each item's writes and its mark share one transaction still wants a look.
+import type { Effect, Finding, PyFunction, PyModule, TxStyleResult } from '../model.ts';
+import { rangeOf } from '../source-range.ts';
+import { findingId, normalizedCode } from './finding-id.ts';
+import type { ReportDescriptor, Rule, RuleContext, RuleListener } from './rule.ts';
+import { walkFunctionBody } from '../body-walk.ts';
+import { isOwnCode } from './syntax.ts';
+import { commitInLoop } from './commit-in-loop.ts';
+import { withConnOpensNoTransaction } from './with-conn-opens-no-transaction.ts';
+import { writesRelyOnImplicitTransaction } from './writes-rely-on-implicit-transaction.ts';
+import { ddlOutsideTransaction } from './ddl-outside-transaction.ts';
+import { commitWithoutBegin } from './commit-without-begin.ts';
+import { executescriptCommitsFirst } from './executescript-commits-first.ts';
+import { sendBeforeRecord } from './send-before-record.ts';
+import { inPlaceFileRewrite } from './in-place-file-rewrite.ts';
+import { fileDeletedBeforeRecord } from './file-deleted-before-record.ts';
+import { rollbackSwallowed } from './rollback-swallowed.ts';
+
+export type { Rule, RuleContext, RuleMeta, RuleListener, ReportDescriptor, RuleCategory } from './rule.ts';
+
+export const rules: readonly Rule[] = [
+  commitInLoop,
+  withConnOpensNoTransaction,
+  writesRelyOnImplicitTransaction,
+  ddlOutsideTransaction,
+  commitWithoutBegin,
+  executescriptCommitsFirst,
+  sendBeforeRecord,
+  inPlaceFileRewrite,
+  fileDeletedBeforeRecord,
+  rollbackSwallowed,
+];
+
+export function ruleById(id: string): Rule | undefined {
+  return rules.find((rule) => rule.meta.id === id);
+}
+
+export interface RuleInput {
+  module: PyModule;
+  fn: PyFunction;
+  /** The function's effects as `findEffects` gives them (helpers' effects anchored at the call). */
+  effects: readonly Effect[];
+  txStyle: TxStyleResult;
+}
+
+export interface RunRulesOptions {
+  /** The rules to run; all of `rules` by default. */
+  rules?: readonly Rule[];
+}
+
+export function runRules(input: RuleInput, options: RunRulesOptions = {}): Finding[] {
+  const { module, fn } = input;
+  // A nested function is its own unit: its effects are judged when it is.
+  const effects = input.effects.filter((effect) => isOwnCode(effect.node, fn.node));
+  const reports: { rule: Rule; descriptor: ReportDescriptor }[] = [];
+  const listeners: { rule: Rule; listener: RuleListener }[] = [];
+  for (const rule of options.rules ?? rules) {
+    const context: RuleContext = {
+      module,
+      fn,
+      effects,
+      txStyle: input.txStyle,
+      report: (descriptor) => reports.push({ rule, descriptor }),
+    };
+    listeners.push({ rule, listener: rule.create(context) });
+  }
+  walkFunctionBody(fn.node, (node) => {
+    for (const { listener } of listeners) {
+      const handler = listener[node.type];
+      if (handler) (handler as (node: typeof fn.node) => void)(node);
+    }
+  });
+  for (const { listener } of listeners) listener['function:exit']?.();
+  return toFindings(reports, module, fn);
+}
+
+function toFindings(reports: { rule: Rule; descriptor: ReportDescriptor }[], module: PyModule, fn: PyFunction): Finding[] {
+  const seen = new Set<string>();
+  const occurrences = new Map<string, number>();
+  const findings: Finding[] = [];
+  const ordered = [...reports].sort((a, b) => a.descriptor.node.startIndex - b.descriptor.node.startIndex);
+  for (const { rule, descriptor } of ordered) {
+    const range = descriptor.range ?? rangeOf(descriptor.node);
+    const duplicateKey = [rule.meta.id, descriptor.messageId, range.startLine, range.startColumn, range.endLine, range.endColumn].join(':');
+    if (seen.has(duplicateKey)) continue;
+    seen.add(duplicateKey);
+    const code = normalizedCode(descriptor.node);
+    const occurrenceKey = `${rule.meta.id}\0${code}`;
+    const occurrence = occurrences.get(occurrenceKey) ?? 0;
+    occurrences.set(occurrenceKey, occurrence + 1);
+    const template = rule.meta.messages[descriptor.messageId];
+    if (template === undefined) throw new Error(`rule ${rule.meta.id} reported unknown message id ${descriptor.messageId}`);
+    findings.push({
+      id: findingId(rule.meta.id, module.path, fn.qualname, code, occurrence),
+      ruleId: rule.meta.id,
+      messageId: descriptor.messageId,
+      message: fillTemplate(template, descriptor.data ?? {}),
+      severity: rule.meta.messageSeverity?.[descriptor.messageId] ?? rule.meta.severity,
+      path: module.path,
+      function: fn.qualname,
+      range,
+      hint: rule.meta.hint,
+    });
+  }
+  return findings.sort((a, b) => a.range.startLine - b.range.startLine || a.range.startColumn - b.range.startColumn || a.ruleId.localeCompare(b.ruleId));
+}
+
+function fillTemplate(template: string, data: Record<string, string | number>): string {
+  return template.replace(/\{\{\s*(\w+)\s*\}\}/g, (match, name: string) => (name in data ? String(data[name]) : match));
+}

@@ -1,0 +1,51 @@
+import type { Effect } from '../model.ts';
+import { pendingWritesBefore, recordAfter } from './facts.ts';
+import { defineRule } from './rule.ts';
+
+export const sendBeforeRecord = defineRule({
+  meta: {
+    id: 'send-before-record',
+    description: 'An outside send (email, HTTP POST) happens before the database records it, and carries no idempotency key.',
+    category: 'outside-effect',
+    severity: 'warning',
+    messages: {
+      sendBeforeRecord:
+        '{{call}} sends before the database records it (line {{recordLine}}) and passes no idempotency key: a crash between them sends again on the re-run',
+      sendBeforeCommit:
+        '{{call}} sends before commit() (line {{recordLine}}) saves the record of it, and passes no idempotency key: a crash between them sends again on the re-run',
+    },
+    hint: 'Pass a stable idempotency key (the request or row id), or record the send as claimed and commit before sending.',
+  },
+  create(context) {
+    const fnNode = context.fn.node;
+    return {
+      'function:exit'() {
+        context.effects.forEach((send, index) => {
+          if (send.kind !== 'send' || send.idempotencyKey) return;
+          const record = recordAfter(context.effects, index, fnNode);
+          if (!record || claimedBeforeSend(context.effects, index, record.effect)) return;
+          context.report({
+            node: send.node,
+            messageId: record.kind === 'write' ? 'sendBeforeRecord' : 'sendBeforeCommit',
+            data: { call: `${send.call}()`, recordLine: record.effect.range.startLine },
+          });
+        });
+      },
+    };
+  },
+});
+
+/**
+ * The claim pattern: the row was marked (same table as the record) and the
+ * mark committed before the send, so a re-run sees the claim and does not
+ * send again. At most once, by design.
+ */
+function claimedBeforeSend(effects: readonly Effect[], sendIndex: number, record: Effect): boolean {
+  const recordTables = new Set(record.sql?.tables ?? []);
+  const beforeSend = effects.slice(0, sendIndex);
+  const lastCommit = beforeSend.map((effect) => effect.kind).lastIndexOf('db-commit');
+  const marked = beforeSend
+    .slice(0, Math.max(lastCommit, 0))
+    .some((effect) => effect.kind === 'db-write' && (effect.sql?.tables ?? []).some((table) => recordTables.has(table)));
+  return marked && pendingWritesBefore(effects, sendIndex).length === 0;
+}

@@ -1,0 +1,121 @@
+// Tree questions the rules share: where a node sits inside its function
+// (loops, branches, except clauses), and what a call or `with` names.
+import type { SyntaxNode } from '../model.ts';
+import { localAssignmentBefore } from '../string-value.ts';
+
+const LOOP_TYPES = new Set([
+  'for_statement',
+  'while_statement',
+  'list_comprehension',
+  'set_comprehension',
+  'dictionary_comprehension',
+  'generator_expression',
+]);
+
+const SCOPE_TYPES = new Set(['function_definition', 'class_definition', 'lambda']);
+
+export function contains(outer: SyntaxNode, inner: SyntaxNode): boolean {
+  return outer.startIndex <= inner.startIndex && inner.endIndex <= outer.endIndex;
+}
+
+export function isBefore(a: SyntaxNode, b: SyntaxNode): boolean {
+  return a.endIndex <= b.startIndex;
+}
+
+/** The ancestors of `node` up to (not including) the function `fnNode`, innermost first. */
+export function ancestorsWithin(node: SyntaxNode, fnNode: SyntaxNode): SyntaxNode[] {
+  const chain: SyntaxNode[] = [];
+  for (let current = node.parent; current && current.startIndex >= fnNode.startIndex; current = current.parent) {
+    if (current.id === fnNode.id) break;
+    chain.push(current);
+  }
+  return chain;
+}
+
+/** True when `node` is in the function's own code, not in a function or class nested in it. */
+export function isOwnCode(node: SyntaxNode, fnNode: SyntaxNode): boolean {
+  if (!contains(fnNode, node)) return false;
+  return !ancestorsWithin(node, fnNode).some((ancestor) => SCOPE_TYPES.has(ancestor.type));
+}
+
+/** The innermost for/while loop (or comprehension) of the function around `node`. */
+export function enclosingLoop(node: SyntaxNode, fnNode: SyntaxNode): SyntaxNode | undefined {
+  return ancestorsWithin(node, fnNode).find((ancestor) => LOOP_TYPES.has(ancestor.type) && loopRepeats(ancestor, node));
+}
+
+/** A node in a for loop's iterable or a while loop's condition runs once per test, not per iteration body. */
+function loopRepeats(loop: SyntaxNode, node: SyntaxNode): boolean {
+  if (loop.type === 'for_statement') {
+    const body = loop.childForFieldName('body');
+    return body !== null && contains(body, node);
+  }
+  if (loop.type === 'while_statement') {
+    const body = loop.childForFieldName('body');
+    return body !== null && contains(body, node);
+  }
+  return true;
+}
+
+/** The except clauses of the function around `node`, innermost first. */
+export function enclosingExceptClauses(node: SyntaxNode, fnNode: SyntaxNode): SyntaxNode[] {
+  return ancestorsWithin(node, fnNode).filter((ancestor) => ancestor.type === 'except_clause' || ancestor.type === 'except_group_clause');
+}
+
+/**
+ * True when at most one of the two nodes can run in one pass through the
+ * function: they sit in different arms of an if/elif/else, of a match, or in
+ * different except clauses of one try.
+ */
+export function mutuallyExclusive(a: SyntaxNode, b: SyntaxNode, fnNode: SyntaxNode): boolean {
+  const aChain = [a, ...ancestorsWithin(a, fnNode)];
+  const bIds = new Set([b, ...ancestorsWithin(b, fnNode)].map((node) => node.id));
+  for (let i = 1; i < aChain.length; i++) {
+    const common = aChain[i]!;
+    if (!bIds.has(common.id)) continue;
+    const aArm = aChain[i - 1]!;
+    const bArm = [b, ...ancestorsWithin(b, fnNode)].find((node) => node.parent?.id === common.id);
+    if (!bArm || bArm.id === aArm.id) return false;
+    return isArm(common, aArm) && isArm(common, bArm);
+  }
+  return false;
+}
+
+function isArm(parent: SyntaxNode, child: SyntaxNode): boolean {
+  switch (parent.type) {
+    case 'if_statement':
+      return child.id === parent.childForFieldName('consequence')?.id || child.type === 'elif_clause' || child.type === 'else_clause';
+    case 'elif_clause':
+      return child.id === parent.childForFieldName('consequence')?.id;
+    case 'conditional_expression':
+      return child.type !== 'if' && child.id !== parent.namedChildren[1]?.id;
+    case 'try_statement':
+      // The try body may run in part before an except clause: only the handlers and `else` exclude each other.
+      return child.type === 'except_clause' || child.type === 'except_group_clause' || child.type === 'else_clause';
+    case 'match_statement':
+    case 'block':
+      return child.type === 'case_clause';
+    default:
+      return false;
+  }
+}
+
+/** The statement that holds `node`: the child of the nearest block. */
+export function statementOf(node: SyntaxNode): SyntaxNode {
+  let current = node;
+  while (current.parent && current.parent.type !== 'block' && current.parent.type !== 'module') current = current.parent;
+  return current;
+}
+
+/** Expression text with all whitespace dropped, to compare two mentions of the same path or connection. */
+export function compactText(node: SyntaxNode): string {
+  return node.text.replace(/\s+/g, '');
+}
+
+const LOOKS_TEMPORARY = /te?mp|mkstemp|NamedTemporaryFile|devnull/i;
+
+/** `tmp_path`, `path + ".tmp"`, or a name assigned from tempfile: a scratch file, no one's record. */
+export function isTemporaryPath(path: SyntaxNode): boolean {
+  if (LOOKS_TEMPORARY.test(path.text)) return true;
+  const assigned = path.type === 'identifier' ? localAssignmentBefore(path) : undefined;
+  return assigned !== undefined && LOOKS_TEMPORARY.test(assigned.text);
+}

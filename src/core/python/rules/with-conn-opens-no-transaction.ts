@@ -1,0 +1,55 @@
+import type { SyntaxNode } from '../model.ts';
+import { connectKeyword, connectsInAutocommit, connectionItem, connectionWrites, describeWrites, setsAutocommitFor, transactionFacts } from './facts.ts';
+import { defineRule } from './rule.ts';
+
+export const withConnOpensNoTransaction = defineRule({
+  meta: {
+    id: 'with-conn-opens-no-transaction',
+    description: '`with conn:` commits or rolls back at the end but never begins: in autocommit mode it is no transaction.',
+    category: 'sqlite-transaction',
+    severity: 'warning',
+    messages: {
+      withConnNoBegin:
+        '`with {{conn}}:` opens no transaction: its {{writes}} are held together only by sqlite3\'s default mode, and saved one by one in autocommit',
+      withConnAutocommit:
+        '`with {{conn}}:` on a connection in autocommit mode is no transaction: its {{writes}} are saved one at a time',
+    },
+    messageSeverity: { withConnAutocommit: 'error' },
+    hint: 'Run BEGIN (or SAVEPOINT inside a caller\'s transaction) as the first statement of the block.',
+  },
+  create(context) {
+    const fnNode = context.fn.node;
+    return {
+      with_statement(node) {
+        const item = connectionItem(node, context.txStyle);
+        const body = node.childForFieldName('body');
+        if (!item || !body) return;
+        const connection = connectionOf(item);
+        if (connectKeyword(connection.value, 'autocommit') === 'False') return;
+        const facts = transactionFacts(context);
+        const writes = connectionWrites(facts, body, fnNode);
+        if (!writes) return;
+        const first = writes[0]!;
+        if (facts.opens.some((open) => open.node.startIndex <= first.node.startIndex)) return;
+        const autocommit =
+          connectsInAutocommit(connection.value) || setsAutocommitFor(connection.name, facts, node);
+        context.report({
+          node: item,
+          messageId: autocommit ? 'withConnAutocommit' : 'withConnNoBegin',
+          data: { conn: connection.name, writes: describeWrites(writes) },
+        });
+      },
+    };
+  },
+});
+
+/** The connection as the body uses it: `conn` for `with conn:`, `c` for `with sqlite3.connect(p) as c:`. */
+function connectionOf(item: SyntaxNode): { value: SyntaxNode; name: string } {
+  const value = item.childForFieldName('value')!;
+  if (value.type === 'as_pattern') {
+    const expression = value.namedChildren[0] ?? value;
+    const alias = value.childForFieldName('alias')?.text ?? expression.text;
+    return { value: expression, name: expression.type === 'call' ? alias : expression.text };
+  }
+  return { value, name: value.text };
+}

@@ -1,0 +1,46 @@
+import type { SyntaxNode } from '../model.ts';
+import { connectionItem, describeWrites, setsAutocommitFor, severalWrites, transactionFacts, within } from './facts.ts';
+import { defineRule } from './rule.ts';
+import { callParts } from '../body-walk.ts';
+
+export const writesRelyOnImplicitTransaction = defineRule({
+  meta: {
+    id: 'writes-rely-on-implicit-transaction',
+    description: 'Several writes and no transaction of the function\'s own: they stay together only by sqlite3\'s default mode.',
+    category: 'sqlite-transaction',
+    severity: 'warning',
+    messages: {
+      impliedTransaction:
+        '{{writes}} and no transaction of their own: only sqlite3\'s default mode holds them together; in autocommit a crash between them leaves them half done',
+      autocommitWrites:
+        '{{writes}} in autocommit mode and no BEGIN: each is saved at once, so a crash between them leaves them half done',
+    },
+    messageSeverity: { autocommitWrites: 'error' },
+    hint: 'Open the transaction before the first write: BEGIN (or SAVEPOINT when a caller\'s transaction is open), and COMMIT or RELEASE after the last.',
+  },
+  create(context) {
+    const fnNode = context.fn.node;
+    const connectionBlocks: SyntaxNode[] = [];
+    return {
+      with_statement(node) {
+        // A `with conn:` block commits at its end and has a rule of its own.
+        if (connectionItem(node, context.txStyle)) connectionBlocks.push(node);
+      },
+      'function:exit'() {
+        const facts = transactionFacts(context);
+        // A function that commits owns the transaction's end: commit-without-begin speaks for it.
+        if (facts.opens.length > 0 || facts.commits.length > 0) return;
+        const writes = facts.dmlWrites.filter((write) => !connectionBlocks.some((block) => within(block, write)));
+        if (!severalWrites(writes, fnNode)) return;
+        const first = writes[0]!;
+        const connection = callParts(first.node).receiver?.text;
+        const autocommit = connection !== undefined && setsAutocommitFor(connection, facts, first.node);
+        context.report({
+          node: first.node,
+          messageId: autocommit ? 'autocommitWrites' : 'impliedTransaction',
+          data: { writes: describeWrites(writes) },
+        });
+      },
+    };
+  },
+});

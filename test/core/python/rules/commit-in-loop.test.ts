@@ -1,0 +1,154 @@
+import { commitInLoop } from '../../../../src/core/python/rules/commit-in-loop.ts';
+import { testRule } from './rule-tester.ts';
+
+testRule(commitInLoop, {
+  valid: [
+    {
+      name: 'one commit after the loop',
+      code: `
+        def import_rows(conn, rows):
+            for row in rows:
+                conn.execute("INSERT INTO customers (email) VALUES (?)", (row,))
+            conn.commit()
+      `,
+    },
+    {
+      name: 'retry loop: the commit is followed by break',
+      code: `
+        def transfer(conn, a, b):
+            while True:
+                try:
+                    conn.execute("UPDATE accounts SET balance = balance - 1 WHERE id = ?", (a,))
+                    conn.execute("UPDATE accounts SET balance = balance + 1 WHERE id = ?", (b,))
+                    conn.commit()
+                    break
+                except sqlite3.OperationalError:
+                    time.sleep(0.1)
+      `,
+    },
+    {
+      name: 'commit in a loop that only reads',
+      code: `
+        def poll(conn):
+            for _ in range(3):
+                rows = conn.execute("SELECT id FROM jobs").fetchall()
+                conn.commit()
+      `,
+    },
+    {
+      name: 'RELEASE of a savepoint per item is no commit of the outer transaction',
+      code: `
+        def import_rows(conn, rows):
+            conn.execute("BEGIN")
+            for row in rows:
+                conn.execute("SAVEPOINT item")
+                conn.execute("INSERT INTO customers (email) VALUES (?)", (row,))
+                conn.execute("RELEASE item")
+            conn.execute("COMMIT")
+      `,
+    },
+    {
+      name: 'a commit in a nested function belongs to that function',
+      code: `
+        def outer(conn, rows):
+            for row in rows:
+                def save():
+                    conn.execute("INSERT INTO t VALUES (?)", (row,))
+                    conn.commit()
+                callbacks.append(save)
+      `,
+    },
+  ],
+  invalid: [
+    {
+      name: 'commit per row of an import',
+      code: `
+        def import_rows(conn, rows):
+            for row in rows:
+                conn.execute("INSERT INTO customers (email) VALUES (?)", (row,))
+                conn.commit()
+      `,
+      errors: [{ messageId: 'commitInLoop', line: 4 }],
+    },
+    {
+      name: 'COMMIT as SQL in a while loop, table name from an f-string',
+      code: `
+        def archive(conn, table):
+            while conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]:
+                conn.execute(f"DELETE FROM {table} WHERE id IN (SELECT id FROM {table} LIMIT 100)")
+                conn.execute("COMMIT")
+      `,
+      errors: [{ messageId: 'commitInLoop', line: 4 }],
+    },
+    {
+      name: 'the commit happens in a helper called per item',
+      code: `
+        def save(conn, row):
+            conn.execute("INSERT INTO customers (email) VALUES (?)", (row,))
+            conn.commit()
+
+        def import_rows(conn, rows):
+            for row in rows:
+                save(conn, row)
+      `,
+      errors: [{ messageId: 'commitInLoop', line: 7 }],
+    },
+    {
+      name: 'a conditional break does not make it a retry loop',
+      code: `
+        def drain(conn, items):
+            for item in items:
+                conn.execute("DELETE FROM queue WHERE id = ?", (item,))
+                conn.commit()
+                if item == 0:
+                    break
+      `,
+      errors: [{ messageId: 'commitInLoop', line: 4 }],
+    },
+    {
+      name: 'resumable: the loop iterates pending jobs and marks each done',
+      code: `
+        def process_pending(conn):
+            rows = conn.execute("SELECT id FROM jobs WHERE status = 'pending'").fetchall()
+            for (job_id,) in rows:
+                conn.execute("BEGIN")
+                conn.execute("INSERT INTO results (job_id) VALUES (?)", (job_id,))
+                conn.execute("UPDATE jobs SET status = 'done' WHERE id = ?", (job_id,))
+                conn.commit()
+      `,
+      errors: [{ messageId: 'commitPerItemResumable', line: 7 }],
+    },
+    {
+      name: 'resumable: each item is checked before it is inserted',
+      code: `
+        def import_customers(conn, rows):
+            for email in rows:
+                if conn.execute("SELECT 1 FROM customers WHERE email = ?", (email,)).fetchone():
+                    continue
+                conn.execute("INSERT INTO customers (email) VALUES (?)", (email,))
+                conn.commit()
+      `,
+      errors: [{ messageId: 'commitPerItemResumable', line: 6 }],
+    },
+    {
+      name: 'resumable: idempotent writes per item',
+      code: `
+        def import_customers(conn, rows):
+            for email in rows:
+                conn.execute("INSERT OR IGNORE INTO customers (email) VALUES (?)", (email,))
+                conn.commit()
+      `,
+      errors: [{ messageId: 'commitPerItemResumable', line: 4 }],
+    },
+    {
+      name: 'iterating all rows (no filter) is not resumable',
+      code: `
+        def process_all(conn):
+            for (job_id,) in conn.execute("SELECT id FROM jobs").fetchall():
+                conn.execute("UPDATE jobs SET status = 'done' WHERE id = ?", (job_id,))
+                conn.commit()
+      `,
+      errors: [{ messageId: 'commitInLoop', line: 4 }],
+    },
+  ],
+});

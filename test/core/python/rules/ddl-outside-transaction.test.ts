@@ -1,0 +1,111 @@
+import { ddlOutsideTransaction } from '../../../../src/core/python/rules/ddl-outside-transaction.ts';
+import { testRule } from './rule-tester.ts';
+
+testRule(ddlOutsideTransaction, {
+  valid: [
+    {
+      name: 'BEGIN before ALTER and the backfill',
+      code: `
+        def add_slug(conn):
+            conn.execute("BEGIN")
+            conn.execute("ALTER TABLE posts ADD COLUMN slug TEXT")
+            conn.execute("UPDATE posts SET slug = lower(title)")
+            conn.execute("COMMIT")
+      `,
+    },
+    {
+      name: 'isolation_level=None, then BEGIN, then DDL',
+      code: `
+        def add_slug(path):
+            conn = sqlite3.connect(path, isolation_level=None)
+            conn.execute("BEGIN")
+            conn.execute("ALTER TABLE posts ADD COLUMN slug TEXT")
+            conn.execute("UPDATE posts SET slug = lower(title)")
+            conn.execute("COMMIT")
+      `,
+    },
+    {
+      name: 'CREATE TABLE IF NOT EXISTS re-runs harmlessly',
+      code: `
+        def init(conn):
+            conn.execute("CREATE TABLE IF NOT EXISTS kv (key TEXT PRIMARY KEY, value TEXT)")
+            conn.execute("INSERT OR IGNORE INTO kv VALUES ('version', '1')")
+      `,
+    },
+    {
+      name: 'a TEMP table vanishes with the crash',
+      code: `
+        def report(conn):
+            conn.execute("CREATE TEMP TABLE totals AS SELECT customer_id, sum(total) FROM orders GROUP BY 1")
+            conn.execute("INSERT INTO reports SELECT * FROM totals")
+      `,
+    },
+    {
+      name: 'a lone schema change',
+      code: `
+        def add_index(conn):
+            conn.execute("CREATE INDEX idx_orders_customer ON orders (customer_id)")
+      `,
+    },
+    {
+      name: 'PRAGMA is no schema change',
+      code: `
+        def open_db(conn):
+            conn.execute("PRAGMA journal_mode = wal")
+            conn.execute("INSERT INTO log (event) VALUES ('open')")
+      `,
+    },
+  ],
+  invalid: [
+    {
+      name: 'ALTER then UPDATE with no BEGIN',
+      code: `
+        def add_slug(conn):
+            conn.execute("ALTER TABLE posts ADD COLUMN slug TEXT")
+            conn.execute("UPDATE posts SET slug = lower(title)")
+            conn.commit()
+      `,
+      errors: [{ messageId: 'ddlNoTransaction', line: 2 }],
+    },
+    {
+      name: 'table swap through f-strings',
+      code: `
+        def rebuild(conn, table):
+            conn.execute(f"CREATE TABLE {table}_new AS SELECT * FROM {table}")
+            conn.execute(f"DROP TABLE {table}")
+            conn.execute(f"ALTER TABLE {table}_new RENAME TO {table}")
+      `,
+      errors: [{ messageId: 'ddlNoTransaction', line: 2 }],
+    },
+    {
+      name: 'with conn: does not begin either',
+      code: `
+        def add_slug(conn):
+            with conn:
+                conn.execute("ALTER TABLE posts ADD COLUMN slug TEXT")
+                conn.execute("UPDATE posts SET slug = lower(title)")
+      `,
+      errors: [{ messageId: 'ddlNoTransaction', line: 3 }],
+    },
+    {
+      name: 'BEGIN after the DDL does not cover it',
+      code: `
+        def add_slug(conn):
+            conn.execute("ALTER TABLE posts ADD COLUMN slug TEXT")
+            conn.execute("BEGIN")
+            conn.execute("UPDATE posts SET slug = lower(title)")
+            conn.execute("COMMIT")
+      `,
+      errors: [{ messageId: 'ddlNoTransaction', line: 2 }],
+    },
+    {
+      name: 'DROP repeated in a loop',
+      code: `
+        def drop_all(conn, tables):
+            for name in tables:
+                conn.execute(f"DROP TABLE {name}")
+      `,
+      errors: [{ messageId: 'ddlNoTransaction', line: 3 }],
+    },
+  ],
+});

@@ -1,0 +1,97 @@
+import { executescriptCommitsFirst } from '../../../../src/core/python/rules/executescript-commits-first.ts';
+import { testRule } from './rule-tester.ts';
+
+testRule(executescriptCommitsFirst, {
+  valid: [
+    {
+      name: 'a script with its own BEGIN ... COMMIT',
+      code: `
+        def migrate(conn):
+            conn.executescript("""
+                BEGIN;
+                ALTER TABLE posts ADD COLUMN slug TEXT;
+                UPDATE posts SET slug = lower(title);
+                COMMIT;
+            """)
+      `,
+    },
+    {
+      name: 'schema setup that re-runs harmlessly',
+      code: `
+        SCHEMA = """
+        CREATE TABLE IF NOT EXISTS users (id INTEGER PRIMARY KEY);
+        CREATE TABLE IF NOT EXISTS orders (id INTEGER PRIMARY KEY);
+        CREATE INDEX IF NOT EXISTS idx_orders ON orders (id);
+        """
+
+        def init(conn):
+            conn.executescript(SCHEMA)
+      `,
+    },
+    {
+      name: 'the writes before it were committed',
+      code: `
+        def reset(conn):
+            conn.execute("DELETE FROM sessions")
+            conn.commit()
+            conn.executescript("BEGIN; DELETE FROM cache; DELETE FROM tokens; COMMIT;")
+      `,
+    },
+    {
+      name: 'a script that cannot be resolved is not judged',
+      code: `
+        def run(conn, path):
+            conn.executescript(open(path).read())
+      `,
+    },
+    {
+      name: 'one write in the script',
+      code: `
+        def clear(conn):
+            conn.executescript("DELETE FROM cache;")
+      `,
+    },
+  ],
+  invalid: [
+    {
+      name: 'pending writes committed by the script',
+      code: `
+        def add_slug(conn):
+            conn.execute("UPDATE posts SET title = trim(title)")
+            conn.executescript("BEGIN; ALTER TABLE posts ADD COLUMN slug TEXT; COMMIT;")
+      `,
+      errors: [{ messageId: 'pendingWritesCommitted', line: 3 }],
+    },
+    {
+      name: 'an explicit BEGIN ended by the script',
+      code: `
+        def migrate(conn):
+            conn.execute("BEGIN")
+            conn.executescript("CREATE TABLE IF NOT EXISTS audit (id INTEGER);")
+            conn.execute("COMMIT")
+      `,
+      errors: [{ messageId: 'openTransactionCommitted', line: 3 }],
+    },
+    {
+      name: 'several writes in a script with no BEGIN',
+      code: `
+        def add_slug(conn):
+            conn.executescript("""
+                ALTER TABLE posts ADD COLUMN slug TEXT;
+                UPDATE posts SET slug = lower(title);
+            """)
+      `,
+      errors: [{ messageId: 'scriptWithoutBegin', line: 2 }],
+    },
+    {
+      name: 'script from a module constant, built with an f-string part',
+      code: `
+        PURGE = "DELETE FROM sessions; DELETE FROM tokens; "
+
+        def purge(conn, table):
+            conn.executescript(PURGE + f"DELETE FROM {table};")
+      `,
+      errors: [{ messageId: 'scriptWithoutBegin', line: 4 }],
+    },
+  ],
+});

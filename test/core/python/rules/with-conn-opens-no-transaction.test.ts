@@ -1,0 +1,162 @@
+import { withConnOpensNoTransaction } from '../../../../src/core/python/rules/with-conn-opens-no-transaction.ts';
+import { testRule } from './rule-tester.ts';
+
+testRule(withConnOpensNoTransaction, {
+  valid: [
+    {
+      name: 'with conn: that runs BEGIN first',
+      code: `
+        def transfer(conn, a, b, amount):
+            with conn:
+                conn.execute("BEGIN")
+                conn.execute("UPDATE accounts SET balance = balance - ? WHERE id = ?", (amount, a))
+                conn.execute("UPDATE accounts SET balance = balance + ? WHERE id = ?", (amount, b))
+      `,
+    },
+    {
+      name: 'SAVEPOINT inside a caller\u2019s transaction',
+      code: `
+        def transfer(conn, a, b, amount):
+            with conn:
+                conn.execute("SAVEPOINT transfer")
+                conn.execute("UPDATE accounts SET balance = balance - ? WHERE id = ?", (amount, a))
+                conn.execute("UPDATE accounts SET balance = balance + ? WHERE id = ?", (amount, b))
+                conn.execute("RELEASE transfer")
+      `,
+    },
+    {
+      name: 'isolation_level=None and an explicit BEGIN before the block',
+      code: `
+        def transfer(path, a, b, amount):
+            conn = sqlite3.connect(path, isolation_level=None)
+            conn.execute("BEGIN IMMEDIATE")
+            with conn:
+                conn.execute("UPDATE accounts SET balance = balance - ? WHERE id = ?", (amount, a))
+                conn.execute("UPDATE accounts SET balance = balance + ? WHERE id = ?", (amount, b))
+      `,
+    },
+    {
+      name: 'a single write cannot be split by a crash',
+      code: `
+        def add_comment(conn, post_id, text):
+            with conn:
+                conn.execute("INSERT INTO comments (post_id, text) VALUES (?, ?)", (post_id, text))
+      `,
+    },
+    {
+      name: 'writes in the two arms of an if are never both run',
+      code: `
+        def upsert(conn, key, value, exists):
+            with conn:
+                if exists:
+                    conn.execute("UPDATE kv SET value = ? WHERE key = ?", (value, key))
+                else:
+                    conn.execute("INSERT INTO kv (key, value) VALUES (?, ?)", (key, value))
+      `,
+    },
+    {
+      name: 'with closing(...) is not a transaction block and says so',
+      code: `
+        def save(path, rows):
+            with closing(sqlite3.connect(path)) as db:
+                db.execute("DELETE FROM t")
+                db.execute("INSERT INTO t VALUES (1)")
+      `,
+    },
+    {
+      name: 'Python 3.12 autocommit=False keeps a transaction open, so with is one',
+      code: `
+        def save(path):
+            with sqlite3.connect(path, autocommit=False) as c:
+                c.execute("DELETE FROM t")
+                c.execute("INSERT INTO t VALUES (1)")
+      `,
+    },
+    {
+      name: 'with open(...) is a file',
+      code: `
+        def save(conn, path):
+            with open(path) as f:
+                conn.execute("DELETE FROM t")
+                conn.execute("INSERT INTO t VALUES (?)", (f.read(),))
+      `,
+    },
+  ],
+  invalid: [
+    {
+      name: 'with conn: around two updates',
+      code: `
+        def transfer(conn, a, b, amount):
+            with conn:
+                conn.execute("UPDATE accounts SET balance = balance - ? WHERE id = ?", (amount, a))
+                conn.execute("UPDATE accounts SET balance = balance + ? WHERE id = ?", (amount, b))
+      `,
+      errors: [{ messageId: 'withConnNoBegin', line: 2 }],
+    },
+    {
+      name: 'with sqlite3.connect(...) as c: and f-string SQL',
+      code: `
+        def archive(path, table):
+            with sqlite3.connect(path) as c:
+                c.execute(f"INSERT INTO {table}_archive SELECT * FROM {table}")
+                c.execute(f"DELETE FROM {table}")
+      `,
+      errors: [{ messageId: 'withConnNoBegin', line: 2 }],
+    },
+    {
+      name: 'a write repeated in a loop',
+      code: `
+        def import_rows(self, rows):
+            with self.conn:
+                for row in rows:
+                    self.conn.execute("INSERT INTO customers (email) VALUES (?)", (row,))
+      `,
+      errors: [{ messageId: 'withConnNoBegin', line: 2 }],
+    },
+    {
+      name: 'the writes happen in a helper',
+      code: `
+        def move(conn, item):
+            conn.execute("DELETE FROM inbox WHERE id = ?", (item,))
+            conn.execute("INSERT INTO archive (id) VALUES (?)", (item,))
+
+        def archive(conn, item):
+            with conn:
+                move(conn, item)
+      `,
+      errors: [{ messageId: 'withConnNoBegin', line: 6 }],
+    },
+    {
+      name: 'isolation_level=None set on the connection: certainly no transaction',
+      code: `
+        def transfer(conn, a, b, amount):
+            conn.isolation_level = None
+            with conn:
+                conn.execute("UPDATE accounts SET balance = balance - ? WHERE id = ?", (amount, a))
+                conn.execute("UPDATE accounts SET balance = balance + ? WHERE id = ?", (amount, b))
+      `,
+      errors: [{ messageId: 'withConnAutocommit', line: 3 }],
+    },
+    {
+      name: 'connect(..., isolation_level=None) in the with header',
+      code: `
+        def reset(path):
+            with sqlite3.connect(path, isolation_level=None) as db:
+                db.execute("DELETE FROM sessions")
+                db.execute("UPDATE users SET online = 0")
+      `,
+      errors: [{ messageId: 'withConnAutocommit', line: 2 }],
+    },
+    {
+      name: 'BEGIN after the first write does not cover it',
+      code: `
+        def transfer(conn, a, b, amount):
+            with conn:
+                conn.execute("UPDATE accounts SET balance = balance - ? WHERE id = ?", (amount, a))
+                conn.execute("BEGIN")
+                conn.execute("UPDATE accounts SET balance = balance + ? WHERE id = ?", (amount, b))
+      `,
+      errors: [{ messageId: 'withConnNoBegin', line: 2 }],
+    },
+  ],
+});
