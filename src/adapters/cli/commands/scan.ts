@@ -1,8 +1,61 @@
+import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
+import { execa } from 'execa';
+import { scanRepository } from '../../../core/python/scan.ts';
+import { scanJson, scanText } from '../../../core/python/scan-report.ts';
+import { readPythonTree } from '../python-tree.ts';
 
-// Placeholder until the static-analysis work lands (issue 3).
+interface ScanFlags {
+  diff?: string;
+  base?: string;
+  json?: boolean;
+  all?: boolean;
+}
+
 export function registerScan(program: Command): void {
-  program.command('scan').description('static analysis (being built)').action(() => {
-    throw new Error('crashprobe scan is not built yet');
+  program
+    .command('scan')
+    .description('static analysis: effects, transaction style and findings of every function, or of those a diff touches')
+    .argument('<path>', 'a folder (the repository root) or one .py file')
+    .option('--diff <file>', 'a unified diff (paths relative to <path>); only the functions it touches are analysed')
+    .option('--base <ref>', 'analyse the functions changed since this git ref (runs `git diff --relative <ref>` in <path>)')
+    .option('--json', 'print JSON instead of text')
+    .option('--all', 'text output: list functions that write nothing too')
+    .action(async (target: string, flags: ScanFlags) => {
+      try {
+        process.stdout.write(await scanCommand(target, flags));
+      } catch (error) {
+        // Bad input, not bad usage: the message alone, no stack trace and no help text.
+        process.stderr.write(`crashprobe scan: ${error instanceof Error ? error.message : String(error)}\n`);
+        process.exitCode = 2;
+      }
+    });
+}
+
+async function scanCommand(target: string, flags: ScanFlags): Promise<string> {
+  if (flags.diff !== undefined && flags.base !== undefined) throw new Error('give --diff or --base, not both');
+  const tree = await readPythonTree(target);
+  const diff = flags.diff !== undefined ? await readDiff(flags.diff) : flags.base !== undefined ? await gitDiff(tree.root, flags.base) : undefined;
+  const { files } = scanRepository(tree.modules, diff);
+  if (flags.json) return `${JSON.stringify(scanJson(tree.root, files, diff !== undefined), null, 2)}\n`;
+  return scanText(files, { all: flags.all === true || diff !== undefined });
+}
+
+async function readDiff(file: string): Promise<string> {
+  const text = await readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
+    throw new Error(`--diff ${file}: cannot read it (${error.code ?? error.message})`);
   });
+  if (text.trim() !== '' && !/^(diff --git |--- |Index: )/m.test(text)) {
+    throw new Error(`--diff ${file}: not a unified diff (no "diff --git" or "---" header)`);
+  }
+  return text;
+}
+
+async function gitDiff(root: string, base: string): Promise<string> {
+  const result = await execa('git', ['diff', '--relative', '--no-color', '--no-ext-diff', base, '--'], { cwd: root, reject: false });
+  if (result.exitCode !== 0) {
+    const reason = result.stderr.trim().split('\n')[0] ?? `exit code ${result.exitCode}`;
+    throw new Error(`--base ${base}: git diff failed in ${root}: ${reason}`);
+  }
+  return result.stdout;
 }

@@ -1,0 +1,43 @@
+// Reads the Python files of a folder (or one file) into PyModules, paths
+// relative to the folder.
+import { readdir, readFile, stat } from 'node:fs/promises';
+import path from 'node:path';
+import type { PyModule } from '../../core/python/model.ts';
+import { parseModule } from '../../core/python/parse.ts';
+
+/** Folders that hold other people's code or tool output, never the code under review. */
+const SKIPPED_DIRS = new Set(['node_modules', '__pycache__', 'site-packages', 'venv', 'env', 'build', 'dist']);
+
+export interface PythonTree {
+  /** The folder paths are relative to. */
+  root: string;
+  modules: PyModule[];
+}
+
+export async function readPythonTree(target: string): Promise<PythonTree> {
+  const info = await stat(target).catch(() => undefined);
+  if (!info) throw new Error(`${target} does not exist: give a folder or a .py file to scan`);
+  if (info.isFile()) {
+    if (!/\.pyi?$/.test(target)) throw new Error(`${target} is not a Python file (.py): give a folder or a .py file`);
+    const root = path.dirname(target);
+    return { root, modules: [parseModule(path.basename(target), await readFile(target))] };
+  }
+  const files = await pythonFiles(target);
+  const modules: PyModule[] = [];
+  for (const file of files) modules.push(parseModule(path.relative(target, file).split(path.sep).join('/'), await readFile(file)));
+  return { root: target, modules };
+}
+
+async function pythonFiles(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { withFileTypes: true });
+  const files: string[] = [];
+  for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) {
+      if (!entry.name.startsWith('.') && !SKIPPED_DIRS.has(entry.name)) files.push(...(await pythonFiles(full)));
+    } else if (entry.isFile() && entry.name.endsWith('.py')) {
+      files.push(full);
+    }
+  }
+  return files;
+}
