@@ -1,7 +1,7 @@
 // What a SQL statement does to a sqlite3 database, and which tables it names.
 // Best effort on text as resolved statically: f-string fields stay `{expr}`.
 import type { PyModule, SqlInfo, SqlKind, SyntaxNode } from './model.ts';
-import { resolveString } from './string-value.ts';
+import { resolveStringAlternatives } from './string-value.ts';
 
 const KIND_BY_KEYWORD: Record<string, SqlKind> = {
   select: 'read', values: 'read', explain: 'read',
@@ -135,7 +135,15 @@ function withoutStrings(statement: string): string {
 
 /** The SQL an argument node evaluates to, classified; `unknown` with `resolvedFrom: 'unresolved'` when it cannot be told. */
 export function resolveSql(argument: SyntaxNode | null | undefined, module: PyModule): SqlInfo {
-  const value = resolveString(argument, module);
-  if (!value) return { kind: 'unknown', tables: [], resolvedFrom: 'unresolved' };
-  return { ...classifySql(value.text), resolvedFrom: value.from };
+  const values = resolveStringAlternatives(argument, module);
+  const [first] = values;
+  if (!first) return { kind: 'unknown', tables: [], resolvedFrom: 'unresolved' };
+  const infos = values.map((value) => classifySql(value.text));
+  // `"BEGIN" if own else "SAVEPOINT sp"`: the strongest alternative speaks for the statement.
+  return {
+    kind: strongest(infos.map((info) => info.kind)),
+    tables: [...new Set(infos.flatMap((info) => info.tables))],
+    text: first.text,
+    resolvedFrom: first.from,
+  };
 }

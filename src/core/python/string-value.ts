@@ -62,6 +62,17 @@ export function resolveString(node: SyntaxNode | null | undefined, module: PyMod
   }
 }
 
+/** Every value the expression may take: both branches of `a if c else b`, one value otherwise. */
+export function resolveStringAlternatives(node: SyntaxNode | null | undefined, module: PyModule): StringValue[] {
+  if (node?.type === 'conditional_expression') {
+    const [consequence, , alternative] = node.namedChildren;
+    return [...resolveStringAlternatives(consequence, module), ...resolveStringAlternatives(alternative, module)];
+  }
+  if (node?.type === 'parenthesized_expression') return resolveStringAlternatives(node.namedChildren[0], module);
+  const value = resolveString(node, module);
+  return value ? [value] : [];
+}
+
 function binaryOperator(node: SyntaxNode, module: PyModule, depth: number): StringValue | undefined {
   const operator = node.childForFieldName('operator')?.type;
   const left = node.childForFieldName('left');

@@ -5,7 +5,7 @@
 import type { PyFunction, PyModule, SyntaxNode, TxStyle, TxStyleResult } from './model.ts';
 import { callParts, walkFunctionBody, type CallParts } from './body-walk.ts';
 import { resolveSameModuleHelper, type HelperResolver } from './effects.ts';
-import { resolveString, localAssignmentBefore, moduleConstants } from './string-value.ts';
+import { localAssignmentBefore, moduleConstants, resolveString, resolveStringAlternatives } from './string-value.ts';
 import { splitSqlStatements, statementKind } from './sql.ts';
 import { lineOf } from './source-range.ts';
 
@@ -95,8 +95,9 @@ export function directPatterns(fn: PyFunction, module: PyModule): TxEvidence[] {
 
 function callPattern(call: CallParts, module: PyModule): TxPattern[] {
   if (call.receiver && (call.method === 'execute' || call.method === 'executemany')) {
-    const text = resolveString(call.positional[0], module)?.text;
-    return text === undefined ? [] : beginPatterns(splitSqlStatements(text).slice(0, 1), false);
+    // `"BEGIN IMMEDIATE" if own else "SAVEPOINT sp"` opens a transaction either way: the first pattern names it.
+    const alternatives = resolveStringAlternatives(call.positional[0], module);
+    return beginPatterns(alternatives.flatMap((value) => splitSqlStatements(value.text).slice(0, 1)), false).slice(0, 1);
   }
   if (call.receiver && call.method === 'executescript') {
     const text = resolveString(call.positional[0], module)?.text;

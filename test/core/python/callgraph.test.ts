@@ -1,22 +1,15 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildRepoIndex, partnersOf, repoHelperResolver } from '../../../src/core/python/callgraph.ts';
 import { findEffects } from '../../../src/core/python/effects.ts';
 import { importBindings } from '../../../src/core/python/imports.ts';
-import { parseModule } from '../../../src/core/python/parse.ts';
 import { detectTxStyle } from '../../../src/core/python/tx-style.ts';
+import { parseFolder } from './python-files.ts';
 import { functionOf } from './python-source.ts';
 
 const root = join(import.meta.dirname, '../../fixtures/callgraph-repo');
 
-function pythonFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
-    entry.isDirectory() ? pythonFiles(join(dir, entry.name)) : entry.name.endsWith('.py') ? [join(dir, entry.name)] : [],
-  );
-}
-
-const modules = pythonFiles(root).sort().map((file) => parseModule(relative(root, file), readFileSync(file)));
+const modules = parseFolder(root);
 const index = buildRepoIndex(modules);
 const byPath = (path: string) => modules.find((module) => module.path === path)!;
 

@@ -69,6 +69,7 @@ describe('resolveSql', () => {
         query = 'INSERT INTO d VALUES (1)'
         conn.execute(query)
         conn.execute(build_query())
+        conn.execute("COMMIT" if n else "INSERT INTO e VALUES (1)")
   `);
   const args = module.tree.rootNode
     .descendantsOfType('call')
@@ -87,6 +88,7 @@ describe('resolveSql', () => {
       { kind: 'write', tables: [], text: 'UPDATE %s SET x = 1', resolvedFrom: 'format' },
       { kind: 'write', tables: ['d'], text: 'INSERT INTO d VALUES (1)', resolvedFrom: 'literal' },
       { kind: 'unknown', tables: [], resolvedFrom: 'unresolved' },
+      { kind: 'write', tables: ['e'], text: 'COMMIT', resolvedFrom: 'literal' },
     ]);
   });
 });

@@ -45,6 +45,18 @@ const cases: Case[] = [
     patterns: ['savepoint'],
   },
   {
+    name: 'BEGIN or SAVEPOINT chosen by a conditional expression',
+    source: py`
+      def target(conn):
+          own = not conn.in_transaction
+          conn.execute("BEGIN IMMEDIATE" if own else "SAVEPOINT sp")
+          conn.execute("INSERT INTO t VALUES (1)")
+          conn.execute("COMMIT" if own else "RELEASE sp")
+    `,
+    style: 'explicit_begin',
+    patterns: ['begin-immediate'],
+  },
+  {
     name: 'BEGIN inside executescript text',
     source: py`
       SCRIPT = """
