@@ -259,7 +259,7 @@ describe('detectTxStyle', () => {
   });
 
   it('records the line of each pattern', () => {
-    const module = moduleOf(cases[5]!.source);
+    const module = moduleOf(cases.find((found) => found.name === 'with conn: whose body starts with BEGIN')!.source);
     expect(detectTxStyle(functionOf(module, 'target'), module).evidence).toEqual([
       { pattern: 'with-conn', line: 2 },
       { pattern: 'begin-statement', line: 3 },
