@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { registerCrash } from './commands/crash.ts';
+import { registerReview } from './commands/review.ts';
 import { registerScan } from './commands/scan.ts';
 
 const program = new Command('crashprobe')
@@ -8,5 +9,13 @@ const program = new Command('crashprobe')
 
 registerCrash(program);
 registerScan(program);
+registerReview(program);
 
-await program.parseAsync(process.argv);
+try {
+  await program.parseAsync(process.argv);
+} catch (error) {
+  // A clear message naming the file, line or field; the stack only on request.
+  process.stderr.write(`crashprobe: ${error instanceof Error ? error.message : String(error)}\n`);
+  if (process.env.CRASHPROBE_DEBUG && error instanceof Error) process.stderr.write(`${error.stack}\n`);
+  process.exitCode = 2;
+}

@@ -1,0 +1,9 @@
+def mark_paid(conn, mailer, order_id):
+    email, status = conn.execute(
+        "SELECT c.email, o.status FROM orders o JOIN customers c ON c.id = o.customer_id WHERE o.id = ?",
+        (order_id,),
+    ).fetchone()
+    if status != "pending":
+        return
+    conn.execute("UPDATE orders SET status = 'paid' WHERE id = ?", (order_id,))
+    conn.commit()

@@ -1,0 +1,12 @@
+def transfer(conn, source, target, amount):
+    conn.execute("BEGIN")
+    try:
+        (balance,) = conn.execute("SELECT balance FROM accounts WHERE id = ?", (source,)).fetchone()
+        if balance < amount:
+            raise ValueError("insufficient funds")
+        conn.execute("UPDATE accounts SET balance = balance - ? WHERE id = ?", (amount, source))
+        conn.execute("UPDATE accounts SET balance = balance + ? WHERE id = ?", (amount, target))
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise

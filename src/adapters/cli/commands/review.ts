@@ -1,0 +1,105 @@
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { Command } from 'commander';
+import { runScenarioFiles } from '../../../core/crash/campaign.ts';
+import { defaultConcurrency, prepareHarness } from '../../../core/crash/prepare.ts';
+import type { HarnessRunner, Logger } from '../../../core/ports.ts';
+import { reviewPullRequest } from '../../../core/review/review.ts';
+import type { Review } from '../../../core/review/model.ts';
+import { loadConfigFile } from '../config-file.ts';
+import { fileStore } from '../file-store.ts';
+import { defaultBase, gitSource, repositoryTop } from '../git-source.ts';
+import { progressLine } from '../progress.ts';
+
+interface ReviewFlags {
+  base?: string;
+  head?: string;
+  format: string;
+  output?: string;
+  harness: boolean;
+  python?: string;
+  sandbox: string;
+  cache: boolean;
+}
+
+const FORMATS = ['text', 'markdown', 'json'] as const;
+
+export function registerReview(program: Command): void {
+  program
+    .command('review')
+    .description('review a local git range as crashprobe reviews a pull request (no GitHub needed)')
+    .option('--base <ref>', 'the base of the change (default: where this branch left main, or HEAD~1)')
+    .option('--head <ref>', 'the head commit (default: the working tree)')
+    .option('--format <format>', `output: ${FORMATS.join(', ')}`, 'text')
+    .option('--output <file>', 'write the output to a file instead of standard output')
+    .option('--no-harness', 'do not run the crash harness (static checks only)')
+    .option('--no-cache', 'ignore cached crash verdicts')
+    .option('--sandbox <kind>', 'auto, bwrap or none', 'auto')
+    .option('--python <path>', 'the Python interpreter (default: $CRASHPROBE_PYTHON or python3)')
+    .action(async (flags: ReviewFlags) => {
+      process.exitCode = await reviewCommand(flags);
+    });
+}
+
+export function formatReview(review: Review, format: (typeof FORMATS)[number]): string {
+  if (format === 'json') return JSON.stringify(review, null, 2);
+  const strip = (text: string) => (format === 'text' ? text.replace(/<!-- crashprobe:[^>]*-->\n?/g, '').trim() : text);
+  const parts = [strip(review.summary)];
+  if (review.comments.length) {
+    parts.push(format === 'text' ? '\n---\nInline comments\n' : '\n---\n### Inline comments\n');
+    for (const c of review.comments) parts.push(`#### ${c.path}:${c.line}\n\n${strip(c.body)}\n`);
+  }
+  return parts.join('\n');
+}
+
+async function reviewCommand(flags: ReviewFlags): Promise<number> {
+  if (!FORMATS.includes(flags.format as never)) throw new Error(`--format must be one of ${FORMATS.join(', ')}, not ${flags.format}`);
+  const top = await repositoryTop(process.cwd());
+  const config = loadConfigFile(top);
+  const base = flags.base ?? (await defaultBase(top));
+  const source = gitSource({ top, base, head: flags.head });
+  const store = fileStore(path.join(top, '.git', 'crashprobe', 'verdicts.json'));
+  const cacheStore = flags.cache ? store : { get: () => undefined, set: store.set };
+  const progress = progressLine(process.stderr);
+  const logger: Logger = {
+    info: (m) => progress.update(m),
+    warn: (m) => process.stderr.write(`crashprobe: ${m}\n`),
+    error: (m) => process.stderr.write(`crashprobe: ${m}\n`),
+  };
+  let harness: HarnessRunner | undefined;
+  let harnessOffReason: string | undefined;
+  if (flags.harness && config.harness.enabled) {
+    const prepared = await prepareHarness({
+      python: flags.python ?? process.env.CRASHPROBE_PYTHON ?? 'python3',
+      sandbox: flags.sandbox as 'auto' | 'bwrap' | 'none',
+      searchPath: (process.env.PATH ?? '/usr/bin:/bin').split(path.delimiter),
+    });
+    for (const notice of prepared.notices) logger.warn(notice);
+    harness = {
+      run: (files) =>
+        runScenarioFiles(
+          files,
+          {
+            ...prepared.options,
+            isolation: config.harness.isolation,
+            concurrency: defaultConcurrency(),
+            limits: { wall_seconds: config.harness.timeout_seconds },
+          },
+          (p) => progress.update(`crash-testing [${p.filesDone}/${p.filesTotal}] ${p.file}${p.scenario ? ` ${p.scenario} (${p.mode}) ${p.done}/${p.total}` : ''}`),
+        ),
+    };
+  } else {
+    harnessOffReason = flags.harness ? 'The crash harness is off in the config (harness.enabled: false).' : 'The crash harness was not run (--no-harness).';
+  }
+  try {
+    const review = await reviewPullRequest(source, config, { harness, store: cacheStore, logger, harnessOffReason });
+    progress.clear();
+    store.save();
+    const text = formatReview(review, flags.format as (typeof FORMATS)[number]);
+    if (flags.output) await writeFile(flags.output, text + '\n');
+    else process.stdout.write(text + '\n');
+    return review.conclusion === 'failure' ? 1 : 0;
+  } finally {
+    await source.dispose();
+  }
+}

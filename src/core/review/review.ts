@@ -1,0 +1,259 @@
+// The review pipeline: touched functions and their effects, scenarios and the
+// crash harness (cached), static findings, matching, and the rendered Review.
+import { createHash } from 'node:crypto';
+import path from 'node:path';
+import type { CrashprobeConfig } from '../config/schema.ts';
+import { findRoot, type ScenarioFile } from '../crash/discover.ts';
+import type { CampaignError, Failure, ScenarioVerdict } from '../crash/protocol.ts';
+import type { HarnessRunner, Logger, PullRequestSource, Store, ChangedFile } from '../ports.ts';
+import { buildRepoIndex } from '../python/callgraph.ts';
+import { analyzeModule } from '../python/analyze.ts';
+import { parseUnifiedDiff, type FileChange } from '../python/diff.ts';
+import { touchedFunctions } from '../python/diff.ts';
+import { listFunctions } from '../python/functions.ts';
+import type { FunctionReport, PyModule } from '../python/model.ts';
+import { parseModule } from '../python/parse.ts';
+import { ruleById } from '../python/rules/index.ts';
+import { renderReview } from '../render/review-markdown.ts';
+import { classRank, conclusionFor, worstClass } from './conclusion.ts';
+import { matchFindings } from './match.ts';
+import type { FunctionClass, FunctionVerdict, Review, ReviewFinding } from './model.ts';
+import { scenarioTemplate } from './scenario-template.ts';
+import { pathFilter, scenarioTargets } from './scenario-files.ts';
+import { cachedVerdicts, verdictKey } from './verdict-cache.ts';
+
+export interface ReviewDeps {
+  /** Absent: the crash harness does not run (no harness here, or a fork's untrusted code). */
+  harness?: HarnessRunner;
+  store: Store;
+  logger: Logger;
+  /** Why the harness is absent, said in the summary. */
+  harnessOffReason?: string;
+}
+
+const MAX_INDEXED_FILES = 3000;
+
+/** GitHub's per-file patch as a unified diff with headers, which parse-diff expects. */
+export function unifiedDiff(files: readonly ChangedFile[]): string {
+  return files
+    .filter((f) => f.patch !== undefined)
+    .map((f) => {
+      const from = f.status === 'added' ? '/dev/null' : `a/${f.previousPath ?? f.path}`;
+      const to = f.status === 'removed' ? '/dev/null' : `b/${f.path}`;
+      return `--- ${from}\n+++ ${to}\n${f.patch}\n`;
+    })
+    .join('');
+}
+
+function functionSource(module: PyModule, startLine: number, endLine: number): string {
+  return module.source.split('\n').slice(startLine - 1, endLine).join('\n');
+}
+
+export async function reviewPullRequest(source: PullRequestSource, config: CrashprobeConfig, deps: ReviewDeps): Promise<Review> {
+  const { logger } = deps;
+  const notes: string[] = [];
+  const inScope = pathFilter(config.paths.include, config.paths.exclude);
+  const changed = (await source.changedFiles()).filter((f) => f.path.endsWith('.py') && inScope(f.path));
+  const changes = parseUnifiedDiff(unifiedDiff(changed));
+  const missingPatch = changed.filter((f) => f.patch === undefined && f.status !== 'removed');
+  for (const f of missingPatch) notes.push(`${f.path}: GitHub sent no patch (too large?); its functions were not reviewed.`);
+
+  // Parse the changed files, and the rest of the repository for the call graph (bounded).
+  const allPaths = (await source.listFiles()).filter((p) => p.endsWith('.py'));
+  const modules = new Map<string, PyModule>();
+  const readModule = async (p: string) => {
+    if (modules.has(p)) return modules.get(p);
+    const text = await source.readFile(p);
+    if (text === undefined) return undefined;
+    const module = parseModule(p, text);
+    modules.set(p, module);
+    return module;
+  };
+  for (const change of changes) if (change.status !== 'deleted') await readModule(change.path);
+  if (allPaths.length <= MAX_INDEXED_FILES) for (const p of allPaths) if (inScope(p)) await readModule(p);
+  else notes.push(`The repository has ${allPaths.length} Python files; helpers in unchanged files were not followed.`);
+  const index = buildRepoIndex([...modules.values()]);
+
+  // Touched functions and their reports.
+  const touched: { module: PyModule; change: FileChange; report: FunctionReport }[] = [];
+  for (const change of changes) {
+    if (change.status === 'deleted') continue;
+    const module = modules.get(change.path);
+    if (!module) continue;
+    for (const note of module.notes) notes.push(`${module.path}: ${note}`);
+    if (module.errors.length) notes.push(`${module.path}: ${module.errors.length} syntax error region(s); analysed around them.`);
+    const fns = touchedFunctions(change, listFunctions(module));
+    for (const report of analyzeModule(module, index, { only: fns })) touched.push({ module, change, report });
+  }
+  const writers = touched.filter((t) => t.report.writes);
+
+  // Scenario files naming a touched writer, run through the harness (or the cache).
+  const isScenario = pathFilter(config.scenarios, []);
+  const writerTargets = new Map(writers.map((w) => [`${w.module.path}:${w.report.fn.qualname}`, w]));
+  const verdicts: ScenarioVerdict[] = [];
+  const harnessErrors: CampaignError[] = [];
+  const toRun: { path: string; key: string }[] = [];
+  for (const p of allPaths.filter((p) => isScenario(p))) {
+    const text = (await source.readFile(p)) ?? '';
+    const targets = scenarioTargets(text);
+    const mine = targets.filter((t) => writerTargets.has(t));
+    if (mine.length === 0) continue;
+    const sources = targets.map((t) => {
+      const w = writerTargets.get(t);
+      return w ? functionSource(w.module, w.report.fn.range.startLine, w.report.fn.range.endLine) : t;
+    });
+    const key = verdictKey(text, sources);
+    const cached = cachedVerdicts(deps.store, key);
+    if (cached) verdicts.push(...cached.map((v) => ({ ...v, file: p, cached: true }) as ScenarioVerdict));
+    else toRun.push({ path: p, key });
+  }
+  let scenariosRunNote: string | undefined;
+  if (toRun.length && deps.harness) {
+    const checkout = await source.checkout();
+    const files: ScenarioFile[] = toRun.map(({ path: p }) => {
+      const file = path.join(checkout, p);
+      let root = checkout;
+      try {
+        const found = findRoot(file);
+        if (found.startsWith(checkout)) root = found;
+      } catch {
+        // no .git or pyproject.toml inside the checkout: its top is the root
+      }
+      return { file, root };
+    });
+    logger.info(`crash-testing ${files.length} scenario file(s)`);
+    const result = await deps.harness.run(files);
+    harnessErrors.push(...result.errors);
+    for (const { path: p, key } of toRun) {
+      const file = path.join(checkout, p);
+      const mine = result.scenarios.filter((v) => path.join(v.root, v.file) === file);
+      if (mine.length) deps.store.set(key, JSON.stringify(mine));
+      verdicts.push(...mine.map((v) => ({ ...v, file: p })));
+    }
+  } else if (toRun.length) {
+    scenariosRunNote = deps.harnessOffReason ?? 'The crash harness did not run.';
+  }
+  if (scenariosRunNote) notes.push(scenariosRunNote);
+  for (const error of harnessErrors) notes.push(`crash harness: ${error.message}`);
+
+  // Per function: class, worst scenario, static findings.
+  const findings: ReviewFinding[] = [];
+  const functions: FunctionVerdict[] = [];
+  for (const { module, report } of writers) {
+    const target = `${module.path}:${report.fn.qualname}`;
+    const mine = verdicts.filter((v) => v.target === target);
+    const classes = mine.map((v) => v.class as FunctionClass);
+    const klass = classes.length ? worstClass(classes) : 'untested';
+    const worstVerdict = [...mine].sort((a, b) => classRank(b.class) - classRank(a.class))[0];
+    const worst = worstVerdict ? worstFailureOf(worstVerdict) : undefined;
+    const staticFindings: ReviewFinding[] = report.findings.map((f) => ({
+      fingerprint: f.id,
+      ruleId: f.ruleId,
+      source: 'static',
+      severity: f.severity,
+      path: f.path,
+      function: f.function ?? report.fn.qualname,
+      range: f.range,
+      title: ruleById(f.ruleId)?.meta.description.replace(/[.:].*$/s, '') ?? f.ruleId,
+      message: f.message,
+      hint: f.hint,
+    }));
+    findings.push(...staticFindings);
+    if (worst && worstVerdict && (klass === 'unsafe' || klass === 'safe_by_accident' || worst.outcome === 'double-applied')) {
+      findings.push(crashFinding(module, report, worstVerdict, worst));
+    }
+    functions.push({
+      path: module.path,
+      qualname: report.fn.qualname,
+      range: report.fn.range,
+      txStyle: report.txStyle.style,
+      effects: summarizeEffects(report),
+      class: klass,
+      modes: worstVerdict ? { default: modeLabel(worstVerdict, 'default'), autocommit: modeLabel(worstVerdict, 'autocommit') } : undefined,
+      doubleApplies: worstVerdict ? mine.some((v) => v.double_applies) : undefined,
+      fullyCrashSafe: worstVerdict ? mine.every((v) => v.fully_crash_safe) : undefined,
+      worst,
+      scenariosRun: mine.reduce((n, v) => n + 2 * (v.modes.default.crash_points + v.modes.autocommit.crash_points), 0),
+      cached: mine.length > 0 && mine.every((v) => (v as ScenarioVerdict & { cached?: boolean }).cached === true),
+      findingIds: staticFindings.map((f) => f.fingerprint),
+      scenarioTemplate: mine.length === 0 ? scenarioTemplate(module.path, report) : undefined,
+    });
+  }
+  const matched = matchFindings(findings);
+  const counts = { unsafe: 0, safe_by_accident: 0, safe_by_design: 0, not_working: 0, untested: 0 } as Record<FunctionClass, number>;
+  for (const f of functions) counts[f.class] += 1;
+  functions.sort((a, b) => classRank(b.class) - classRank(a.class) || a.path.localeCompare(b.path));
+  const conclusion = conclusionFor(functions.map((f) => f.class), config.fail_on);
+  const hunkLines = new Map(changes.map((c) => [c.path, c.hunkLines]));
+  const sources = new Map([...modules].map(([p, m]) => [p, m.source.split('\n')]));
+  return renderReview({
+    repository: source.repository,
+    headSha: source.headSha,
+    functions,
+    findings: matched,
+    counts,
+    conclusion,
+    notes,
+    hunkLines,
+    sources,
+    maxInline: config.max_inline_comments,
+    auditConfigured: Boolean(config.audit.model),
+  });
+}
+
+/** The failure that best explains the verdict: a half-updating crash first, a repeated normal run last. */
+export function worstFailureOf(verdict: ScenarioVerdict): Failure | undefined {
+  const explainsClass = (f: Failure) =>
+    (verdict.class === 'unsafe' && f.mode === 'default') || (verdict.class === 'safe_by_accident' && f.mode === 'autocommit');
+  const outcomeRank = { 'double-applied': 3, 'rerun-fails': 2, 'half-done': 1, recovered: 0 } as const;
+  const score = (f: Failure) =>
+    (f.half_updated ? 100 : 0) + (f.crash !== 'none' ? 50 : 0) + (explainsClass(f) ? 20 : 0) + (f.mode === 'default' ? 5 : 0) +
+    outcomeRank[f.outcome] + (f.crash === 'hard' ? 0.5 : 0);
+  return [...verdict.failures].sort((a, b) => score(b) - score(a))[0];
+}
+
+function modeLabel(verdict: ScenarioVerdict, mode: 'default' | 'autocommit'): string {
+  const result = verdict.modes[mode];
+  if (!result.works) return 'fails';
+  return result.half_updated ? 'half-updated' : 'safe';
+}
+
+function summarizeEffects(report: FunctionReport): string[] {
+  const seen = new Set<string>();
+  for (const e of report.effects) {
+    if (e.kind === 'db-read') continue;
+    const tables = e.sql?.tables.length ? ` ${e.sql.tables.join(', ')}` : '';
+    seen.add(`${e.kind}${tables}`);
+  }
+  return [...seen];
+}
+
+function normalizedLine(module: PyModule, line: number): string {
+  return (module.source.split('\n')[line - 1] ?? '').replace(/\s+/g, ' ').trim();
+}
+
+function crashFinding(module: PyModule, report: FunctionReport, verdict: ScenarioVerdict, worst: Failure): ReviewFinding {
+  const line = worst.point && worst.point.path === module.path ? worst.point.line : report.fn.range.startLine;
+  const fingerprint = createHash('sha256')
+    .update(`crash/${verdict.class}\0${module.path}\0${report.fn.qualname}\0${normalizedLine(module, line)}`)
+    .digest('hex')
+    .slice(0, 16);
+  const what =
+    verdict.class === 'unsafe'
+      ? "A crash leaves the data half-updated, even in Python's default mode."
+      : verdict.class === 'safe_by_accident'
+        ? 'Safe only by accident: in autocommit mode a crash leaves the data half-updated.'
+        : 'A re-run applies the work twice.';
+  return {
+    fingerprint,
+    ruleId: `crash/${verdict.class}`,
+    source: 'crash',
+    severity: verdict.class === 'unsafe' ? 'error' : 'warning',
+    path: module.path,
+    function: report.fn.qualname,
+    range: { startLine: line, startColumn: 0, endLine: line, endColumn: 0 },
+    title: verdict.class === 'unsafe' ? 'Unsafe under a crash' : verdict.class === 'safe_by_accident' ? 'Safe by accident' : 'Double-applies',
+    message: what,
+    confirmedBy: worst,
+  };
+}
