@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs what crashprobe and its tests need on a fresh machine: python3 (3.9+) for
+# the crash harness, git for reviews of local changes, bubblewrap for the sandbox
+# (optional: without it the harness keeps its resource limits and says so), and the
+# npm packages.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+missing=()
+command -v python3 >/dev/null 2>&1 || missing+=(python3)
+command -v git >/dev/null 2>&1 || missing+=(git)
+command -v bwrap >/dev/null 2>&1 || missing+=(bubblewrap)
+if [ ${#missing[@]} -gt 0 ]; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "setup: installing ${missing[*]}" >&2
+    apt-get update -qq >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+  else
+    echo "setup: please install ${missing[*]} (bubblewrap is optional)" >&2
+  fi
+fi
+python3 -c 'import sys; assert sys.version_info >= (3, 9), "crashprobe needs Python 3.9 or newer"'
+
+if [ -d node_modules ] && [ "${CRASHPROBE_SETUP_REINSTALL:-0}" != 1 ]; then
+  npm install --no-audit --no-fund --loglevel=error
+else
+  npm ci --no-audit --no-fund --loglevel=error
+fi
