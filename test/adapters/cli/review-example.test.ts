@@ -1,0 +1,76 @@
+// The README's main job, end to end: examples/shop's change reviewed from a real git
+// history with the real harness, the rendered review snapshot-tested, and a second
+// review of the same head served from the verdict cache without running the harness.
+import { rmSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildExampleRepository } from '../../../scripts/example.ts';
+import { DEFAULT_CONFIG } from '../../../src/core/config/schema.ts';
+import { runScenarioFiles } from '../../../src/core/crash/campaign.ts';
+import type { HarnessRunner } from '../../../src/core/ports.ts';
+import { silentLogger } from '../../../src/core/ports.ts';
+import type { Review } from '../../../src/core/review/model.ts';
+import { reviewPullRequest } from '../../../src/core/review/review.ts';
+import { memoryStore } from '../../../src/core/review/verdict-cache.ts';
+import { gitSource } from '../../../src/adapters/cli/git-source.ts';
+import { harnessOptions } from '../../core/crash/helpers.ts';
+
+describe('reviewing examples/shop', () => {
+  let dir: string;
+  let first: Review;
+  let second: Review;
+  let harnessCalls = 0;
+  beforeAll(async () => {
+    dir = await buildExampleRepository();
+    const options = await harnessOptions();
+    const harness: HarnessRunner = {
+      run: (files) => {
+        harnessCalls += 1;
+        return runScenarioFiles(files, options);
+      },
+    };
+    const store = memoryStore();
+    const review = async () => {
+      const source = gitSource({ top: dir, base: 'main', head: 'HEAD' });
+      try {
+        return await reviewPullRequest(source, DEFAULT_CONFIG, { harness, store, logger: silentLogger });
+      } finally {
+        await source.dispose();
+      }
+    };
+    first = await review();
+    second = await review();
+  }, 120_000);
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('classifies the three touched writers as the example intends', () => {
+    const classes = Object.fromEntries(first.functions.map((f) => [`${f.path}:${f.qualname}`, f.class]));
+    expect(classes).toEqual({
+      'shop/billing.py:mark_paid': 'unsafe',
+      'shop/refunds.py:refund_order': 'safe_by_accident',
+      'shop/wallet.py:transfer': 'safe_by_design',
+    });
+    expect(first.conclusion).toBe('failure');
+    expect(first.counts).toMatchObject({ unsafe: 1, safe_by_accident: 1, safe_by_design: 1 });
+  });
+
+  it('shows the worst crash scenario as a before / after-crash / after-re-run table', () => {
+    expect(first.summary).toContain('### Worst crash scenario: `shop/billing.py:mark_paid`');
+    expect(first.summary).toContain('| emails sent | 0 | 1 | 2 | 1 |');
+    expect(first.summary).toContain('the email goes out twice');
+  });
+
+  it('anchors every inline comment on a line of the diff and hides a fingerprint in it', () => {
+    expect(first.comments.length).toBeGreaterThan(0);
+    for (const comment of first.comments) expect(comment.body).toMatch(/<!-- crashprobe:fp=[\w:-]+ -->/);
+  });
+
+  it('renders the same review every time (snapshot)', () => {
+    expect(first.summary).toMatchSnapshot('summary');
+    expect(first.comments.map((c) => ({ path: c.path, line: c.line, body: c.body }))).toMatchSnapshot('comments');
+  });
+
+  it('serves a second review of the same head from the cache, without the harness', () => {
+    expect(harnessCalls).toBe(1);
+    expect(second.functions.map((f) => [f.qualname, f.class, f.cached])).toEqual(first.functions.map((f) => [f.qualname, f.class, true]));
+  });
+});
