@@ -50,3 +50,32 @@ export interface Logger {
 }
 
 export const silentLogger: Logger = { info: () => {}, warn: () => {}, error: () => {} };
+
+export interface LlmMessage {
+  role: 'user' | 'assistant';
+  content: string;
+}
+
+export interface LlmRequest {
+  system?: string;
+  messages: LlmMessage[];
+  /** A JSON Schema the answer must follow; providers that support structured output enforce it. */
+  jsonSchema?: { name: string; schema: Record<string, unknown> };
+  maxTokens?: number;
+  temperature?: number;
+}
+
+export interface LlmResponse {
+  text: string;
+  inputTokens: number;
+  outputTokens: number;
+  costUsd?: number;
+  /** True when the answer came from the response cache. */
+  cached?: boolean;
+}
+
+/** Any OpenAI-compatible or Anthropic endpoint, behind one call. */
+export interface LlmClient {
+  readonly model: string;
+  complete(request: LlmRequest): Promise<LlmResponse>;
+}
