@@ -43,11 +43,20 @@ def main() -> int:
     started = time.monotonic()
     try:
         scenarios = loader.load_scenarios(scenario_file, root)
-        index = {s.name: (s, loader.load_target(s, root, scenario_file)) for s in scenarios}
     except loader.LoadError as exc:
         emit({"type": "error", "file": scenario_file, "message": str(exc)})
         emit({"type": "done", "runs": 0, "seconds": time.monotonic() - started})
         return 2
+    index = {}
+    failed = False
+    for scenario in scenarios:
+        try:
+            index[scenario.name] = (scenario, loader.load_target(scenario, root, scenario_file))
+        except loader.LoadError as exc:
+            failed = True
+            emit({"type": "error", "file": scenario_file, "scenario": scenario.name, "line": scenario.line,
+                  "message": str(exc)})
+    scenarios = [s for s in scenarios if s.name in index]
     isolation = request.get("isolation", "fork")
     if isolation == "fork" and len(OPEN_CONNECTIONS):
         emit({"type": "note", "message": "the target opens a SQLite connection when imported; "
@@ -70,7 +79,6 @@ def main() -> int:
         if done == total or done % 10 == 0:
             emit({"type": "progress", "scenario": name, "mode": mode, "done": done, "total": total})
 
-    failed = False
     for position, scenario in enumerate(scenarios):
         campaign = Campaign(runner, os.path.join(work, f"s{position}"), root, limits,
                             int(request.get("max_points", 40)), progress)
