@@ -16,6 +16,8 @@ export interface PrepareOptions {
   searchPath: string[];
   fileTimeoutMs?: number;
   workBytes?: number;
+  /** Where the Python package `crashprobe` lives; a bundle that ships it beside itself passes its own copy. */
+  harnessDir?: string;
 }
 
 export interface PreparedHarness {
@@ -52,7 +54,7 @@ export async function prepareHarness(options: PrepareOptions): Promise<PreparedH
   return {
     options: {
       python,
-      harnessDir: HARNESS_DIR,
+      harnessDir: options.harnessDir ?? HARNESS_DIR,
       bwrap,
       runningAsRoot: typeof process.getuid === 'function' && process.getuid() === 0,
       fileTimeoutMs: options.fileTimeoutMs ?? 15 * 60_000,
