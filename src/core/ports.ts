@@ -74,8 +74,16 @@ export interface LlmResponse {
   cached?: boolean;
 }
 
+/** US dollars per million tokens; absent for a self-hosted server or an unknown model. */
+export interface LlmPricing {
+  inputPerMillion: number;
+  outputPerMillion: number;
+}
+
 /** Any OpenAI-compatible or Anthropic endpoint, behind one call. */
 export interface LlmClient {
   readonly model: string;
+  /** Lets a budget estimate the cost of a call before making it. */
+  readonly pricing?: LlmPricing;
   complete(request: LlmRequest): Promise<LlmResponse>;
 }

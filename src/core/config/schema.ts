@@ -39,7 +39,8 @@ export const configSchema = z
         model: z.string().optional().describe('LLM model for the audit; without one the audit is the static checks'),
         runs: z.number().int().min(1).max(10).default(1),
         min_recurrence: z.number().int().min(1).default(1),
-        token_budget: z.number().int().min(1000).default(200_000),
+        token_budget: z.number().int().min(1000).default(200_000).describe('Input plus output tokens the audit of one pull request may spend'),
+        pass_token_budget: z.number().int().min(1000).default(60_000).describe('Tokens of code (target files and partner snippets) in one audit pass'),
         cost_budget_usd: z.number().min(0).optional(),
       })
       .strict()
@@ -48,6 +49,7 @@ export const configSchema = z
   .strict();
 
 export type CrashprobeConfig = z.infer<typeof configSchema>;
+export type AuditConfig = CrashprobeConfig['audit'];
 
 export const DEFAULT_CONFIG: CrashprobeConfig = configSchema.parse({});
 

@@ -5,7 +5,8 @@ import path from 'node:path';
 import type { CrashprobeConfig } from '../config/schema.ts';
 import { findRoot, type ScenarioFile } from '../crash/discover.ts';
 import type { CampaignError, Failure, ScenarioVerdict } from '../crash/protocol.ts';
-import type { HarnessRunner, Logger, PullRequestSource, Store, ChangedFile } from '../ports.ts';
+import type { HarnessRunner, LlmClient, Logger, PullRequestSource, Store, ChangedFile } from '../ports.ts';
+import { auditChange } from '../audit/review-audit.ts';
 import { buildRepoIndex } from '../python/callgraph.ts';
 import { analyzeModule } from '../python/analyze.ts';
 import { parseUnifiedDiff, type FileChange } from '../python/diff.ts';
@@ -29,6 +30,8 @@ export interface ReviewDeps {
   logger: Logger;
   /** Why the harness is absent, said in the summary. */
   harnessOffReason?: string;
+  /** Present: the multi-pass LLM audit runs on the changed files. Absent: the audit is the static checks. */
+  llm?: LlmClient;
 }
 
 const MAX_INDEXED_FILES = 3000;
@@ -179,7 +182,9 @@ export async function reviewPullRequest(source: PullRequestSource, config: Crash
       scenarioTemplate: mine.length === 0 ? scenarioTemplate(module.path, report) : undefined,
     });
   }
-  const matched = matchFindings(findings);
+  const audit = deps.llm ? await auditChange({ source, audit: config.audit, index, changes, functions }, { llm: deps.llm, store: deps.store, logger }) : undefined;
+  notes.push(...(audit?.notes ?? []));
+  const matched = [...matchFindings(findings), ...(audit?.findings ?? [])];
   const counts = { unsafe: 0, safe_by_accident: 0, safe_by_design: 0, not_working: 0, untested: 0 } as Record<FunctionClass, number>;
   for (const f of functions) counts[f.class] += 1;
   functions.sort((a, b) => classRank(b.class) - classRank(a.class) || a.path.localeCompare(b.path));
@@ -197,7 +202,7 @@ export async function reviewPullRequest(source: PullRequestSource, config: Crash
     hunkLines,
     sources,
     maxInline: config.max_inline_comments,
-    auditConfigured: Boolean(config.audit.model),
+    auditConfigured: Boolean(deps.llm),
   });
 }
 
