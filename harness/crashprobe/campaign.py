@@ -228,12 +228,12 @@ class Campaign:
             half = result != "recovered"
         else:
             half = bool(crash_check) or judge.half_updated(after_crash, before, normal, masks)
-        orphan = bool(judge.orphans(after_rerun, before, normal))
+        orphan = bool(judge.orphans(after_rerun, before, normal, masks))
         if not half and result == "recovered" and not orphan:
             return None, False
         return {
             "mode": mode, "crash": kind, "point": point, "outcome": result, "half_updated": half,
-            "orphaned_files": sorted(judge.orphans(after_rerun, before, normal)),
+            "orphaned_files": sorted(judge.orphans(after_rerun, before, normal, masks)),
             "reasons": reasons[:5] + ([crash_check] if crash_check else []),
             "error": rerun.get("error") if result == "rerun-fails" else None,
             "evidence": judge.evidence({"before": before, "after_crash": after_crash, "after_rerun": after_rerun,

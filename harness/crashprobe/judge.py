@@ -84,15 +84,16 @@ def _texts(state: State) -> str:
     return "\0".join(parts)
 
 
-def orphans(state: State, before: State, normal: State) -> Set[str]:
+def orphans(state: State, before: State, normal: State, masks: Optional["Masks"] = None) -> Set[str]:
     """Files that make no state half-updated: leftovers in neither reference state,
     and files a database row named in a reference state but names no longer."""
+    key = masks.file_key if masks else (lambda name: name)
     result = set()
-    known = set(before.files) | set(normal.files)
+    known = {key(name) for name in before.files} | {key(name) for name in normal.files}
     texts = _texts(state) if state.dbs else ""
     reference_texts = _texts(before) + "\0" + _texts(normal) if state.dbs else ""
     for name in state.files:
-        if name not in known:
+        if key(name) not in known:
             result.add(name)
             continue
         if state.dbs:
@@ -111,12 +112,11 @@ def canonical(state: State, masks: Masks, drop: Set[str] = frozenset()):
             rows = [tuple(shape(v) if i in masked else v for i, v in enumerate(r)) for r in table.rows]
             out[name] = (table.columns, sorted(map(repr, rows)))
         dbs[db] = out
-    files = {}
-    for name, content in state.files.items():
-        if name in drop:
-            continue
-        key = masks.file_key(name)
-        files[key] = shape(content) if key in masks.files else content
+    files = sorted(
+        (masks.file_key(name), repr(shape(content) if masks.file_key(name) in masks.files else content))
+        for name, content in state.files.items()
+        if name not in drop
+    )
     emails = sorted(
         repr(sorted((k, shape(v) if k in masks.email_fields else v) for k, v in e.items())) for e in state.emails
     )
@@ -124,7 +124,7 @@ def canonical(state: State, masks: Masks, drop: Set[str] = frozenset()):
 
 
 def half_updated(after_crash: State, before: State, normal: State, masks: Masks) -> bool:
-    dropped = orphans(after_crash, before, normal)
+    dropped = orphans(after_crash, before, normal, masks)
     seen = canonical(after_crash, masks, dropped)
     return seen != canonical(before, masks) and seen != canonical(normal, masks)
 
@@ -169,24 +169,36 @@ def compare_effects(after: State, normal: State, before: State, masks: Masks) ->
         more.append(f"{sum((a_emails - n_emails).values())} email(s) sent again")
     if n_emails - a_emails:
         less.append(f"{sum((n_emails - a_emails).values())} email(s) never sent")
-    dropped = orphans(after, before, normal)
-    a_files = {masks.file_key(k): v for k, v in after.files.items() if k not in dropped}
-    n_files = {masks.file_key(k): v for k, v in normal.files.items()}
-    for key in a_files.keys() | n_files.keys():
-        a, n = a_files.get(key), n_files.get(key)
-        if a is None:
-            less.append(f"file {key} is missing")
-        elif n is None:
+    dropped = orphans(after, before, normal, masks)
+    a_files: Dict[str, List[bytes]] = {}
+    n_files: Dict[str, List[bytes]] = {}
+    for files, into in ((after.files, a_files), (normal.files, n_files)):
+        for name, content in files.items():
+            if files is after.files and name in dropped:
+                continue
+            into.setdefault(masks.file_key(name), []).append(content)
+    for key in sorted(a_files.keys() | n_files.keys()):
+        a_list, n_list = a_files.get(key, []), n_files.get(key, [])
+        if len(a_list) > len(n_list):
             more.append(f"file {key} was written again")
-        elif key in masks.files:
-            if shape(a) != shape(n):
-                (more if len(a) > len(n) else less).append(f"file {key} differs")
-        elif a != n:
-            if a.startswith(n) or len(a) > len(n) and not (Counter(n.splitlines()) - Counter(a.splitlines())):
-                more.append(f"file {key} was appended to again")
-            else:
-                less.append(f"file {key} does not hold the normal run's content")
+        elif len(a_list) < len(n_list):
+            less.append(f"file {key} is missing")
+        elif len(a_list) == 1:
+            _compare_file(key, a_list[0], n_list[0], masks, more, less)
+        elif sorted(map(shape, a_list)) != sorted(map(shape, n_list)):
+            less.append(f"files {key} differ from the normal run's")
     return more, less
+
+
+def _compare_file(key: str, a: bytes, n: bytes, masks: Masks, more: List[str], less: List[str]) -> None:
+    if key in masks.files:
+        if shape(a) != shape(n):
+            (more if len(a) > len(n) else less).append(f"file {key} differs")
+    elif a != n:
+        if a.startswith(n) or len(a) > len(n) and not (Counter(n.splitlines()) - Counter(a.splitlines())):
+            more.append(f"file {key} was appended to again")
+        else:
+            less.append(f"file {key} does not hold the normal run's content")
 
 
 def _compare_rows(db, name, a: Table, n: Table, b: Optional[Table], masks: Masks, more, less) -> None:
@@ -228,7 +240,7 @@ def _compare_rows(db, name, a: Table, n: Table, b: Optional[Table], masks: Masks
 
 
 def outcome(after_rerun: State, normal: State, before: State, masks: Masks) -> Tuple[str, List[str]]:
-    dropped = orphans(after_rerun, before, normal)
+    dropped = orphans(after_rerun, before, normal, masks)
     if canonical(after_rerun, masks, dropped) == canonical(normal, masks):
         return "recovered", []
     more, less = compare_effects(after_rerun, normal, before, masks)

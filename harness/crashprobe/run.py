@@ -41,7 +41,8 @@ def execute(spec: dict, scenario, target) -> None:
     report_path = spec["report"]
     started = time.perf_counter()
     try:
-        os.setsid()
+        if os.getsid(0) != os.getpid():  # a spawned run already leads its own session
+            os.setsid()
         log = os.open(spec["log"], os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o666)
         os.dup2(log, 1)
         os.dup2(log, 2)
