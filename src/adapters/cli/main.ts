@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { registerCrash } from './commands/crash.ts';
+import { registerEvalAudit } from './commands/eval-audit.ts';
 import { registerReview } from './commands/review.ts';
 import { registerScan } from './commands/scan.ts';
 
@@ -10,6 +11,7 @@ const program = new Command('crashprobe')
 registerCrash(program);
 registerScan(program);
 registerReview(program);
+registerEvalAudit(program);
 
 try {
   await program.parseAsync(process.argv);

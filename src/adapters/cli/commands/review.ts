@@ -6,6 +6,7 @@ import { defaultConcurrency, prepareHarness } from '../../../core/crash/prepare.
 import type { HarnessRunner, Logger } from '../../../core/ports.ts';
 import { reviewPullRequest } from '../../../core/review/review.ts';
 import type { Review } from '../../../core/review/model.ts';
+import { llmClientFromEnv } from '../../llm-settings.ts';
 import { loadConfigFile } from '../config-file.ts';
 import { fileStore } from '../file-store.ts';
 import { defaultBase, gitSource, repositoryTop } from '../git-source.ts';
@@ -66,6 +67,8 @@ async function reviewCommand(flags: ReviewFlags): Promise<number> {
     warn: (m) => process.stderr.write(`crashprobe: ${m}\n`),
     error: (m) => process.stderr.write(`crashprobe: ${m}\n`),
   };
+  const { client: llm, warning: llmWarning } = llmClientFromEnv(process.env, config.audit.model, { store: cacheStore });
+  if (llmWarning) logger.warn(llmWarning);
   let harness: HarnessRunner | undefined;
   let harnessOffReason: string | undefined;
   if (flags.harness && config.harness.enabled) {
@@ -92,7 +95,7 @@ async function reviewCommand(flags: ReviewFlags): Promise<number> {
     harnessOffReason = flags.harness ? 'The crash harness is off in the config (harness.enabled: false).' : 'The crash harness was not run (--no-harness).';
   }
   try {
-    const review = await reviewPullRequest(source, config, { harness, store: cacheStore, logger, harnessOffReason });
+    const review = await reviewPullRequest(source, config, { harness, store: cacheStore, logger, harnessOffReason, llm });
     progress.clear();
     store.save();
     const text = formatReview(review, flags.format as (typeof FORMATS)[number]);
