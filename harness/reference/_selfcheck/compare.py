@@ -28,8 +28,11 @@ def main():
         rel = os.path.relpath(sol, REF)
         exp = json.load(open(os.path.join(sol, "expected.json")))
         out = tempfile.mktemp(suffix=".json")
-        p = subprocess.run(["node", "bin/crashprobe.js", "crash", sol, "--json", out],
-                           cwd=MAIN, capture_output=True, text=True)
+        for _attempt in range(3):  # retry a tool crash (e.g. esbuild dying), not a verdict
+            p = subprocess.run(["node", "bin/crashprobe.js", "crash", sol, "--json", out],
+                               cwd=MAIN, capture_output=True, text=True)
+            if p.returncode == 0 and os.path.exists(out):
+                break
         if p.returncode != 0 or not os.path.exists(out):
             bad += 1
             print("ERROR    %-50s exit %s %s" % (rel, p.returncode, (p.stderr or p.stdout)[-600:]))
