@@ -4,7 +4,8 @@ import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { CrashprobeConfig } from '../../core/config/schema.ts';
-import type { HarnessRunner, Logger, PullRequestSource, Store } from '../../core/ports.ts';
+import { createLlmClient } from '../../core/audit/llm/settings.ts';
+import type { HarnessRunner, LlmClient, Logger, PullRequestSource, Store } from '../../core/ports.ts';
 import type { FunctionClass, Review } from '../../core/review/model.ts';
 import { memoryStore } from '../../core/review/verdict-cache.ts';
 // The CLI's reader of the config file: one YAML reading and one error wording for both adapters.
@@ -26,7 +27,7 @@ export interface ActionDeps {
   review(
     source: PullRequestSource,
     config: CrashprobeConfig,
-    deps: { harness?: HarnessRunner; harnessOffReason?: string; store: Store; logger: Logger },
+    deps: { harness?: HarnessRunner; harnessOffReason?: string; llm?: LlmClient; store: Store; logger: Logger },
   ): Promise<Review>;
   chooseHarness(config: CrashprobeConfig, options: HarnessOptions, logger: Logger): Promise<HarnessChoice>;
   sarif(review: Review): unknown;
@@ -83,11 +84,13 @@ export async function runAction(settings: ActionSettings, deps: ActionDeps): Pro
     },
     logger,
   );
+  const store = memoryStore();
   const github = deps.connect(settings, event);
   const review = await deps.review(github.source, config, {
     harness: harness.harness,
     harnessOffReason: harness.offReason,
-    store: memoryStore(),
+    llm: auditClient(settings, config, store, io),
+    store,
     logger,
   });
 
@@ -113,6 +116,16 @@ function withInputs(config: CrashprobeConfig, settings: ActionSettings): Crashpr
     fail_on: settings.failOn ?? config.fail_on,
     audit: { ...config.audit, model: settings.llm.model ?? config.audit.model },
   };
+}
+
+/** The audit's LLM client, or none (the static checks are the audit); a half-done setting is warned about. */
+function auditClient(settings: ActionSettings, config: CrashprobeConfig, store: Store, io: ActionIO): LlmClient | undefined {
+  const llm = { ...settings.llm, model: config.audit.model };
+  const created = createLlmClient(llm, { store, logger: ioLogger(io) });
+  if ('client' in created) return created.client;
+  const anythingGiven = llm.model || llm.openai.apiKey || llm.openai.baseUrl || llm.anthropic.apiKey || llm.anthropic.baseUrl;
+  if (anythingGiven) io.warning(`The LLM audit is off: ${created.reason} (Action inputs: model, openai-api-key, anthropic-api-key).`);
+  return undefined;
 }
 
 /** True when posted; false when the token is read-only and the review went to annotations. */

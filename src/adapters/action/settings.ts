@@ -2,15 +2,10 @@
 // object (as actions/checkout's input-helper does). Nothing after this reads an
 // input or the environment.
 import path from 'node:path';
+import type { LlmSettings } from '../../core/audit/llm/settings.ts';
 import { failOnSchema, type CrashprobeConfig } from '../../core/config/schema.ts';
 
 export type FailOn = CrashprobeConfig['fail_on'];
-
-export interface LlmSettings {
-  model?: string;
-  openai: { apiKey?: string; baseUrl?: string };
-  anthropic: { apiKey?: string; baseUrl?: string };
-}
 
 export interface ActionSettings {
   token: string;
@@ -22,6 +17,7 @@ export interface ActionSettings {
   configInput: string;
   /** False turns the crash harness off whatever the config says. */
   harness: boolean;
+  /** The audit's LLM endpoint; `model` undefined leaves the config's `audit.model`. */
   llm: LlmSettings;
   /** Absolute path to write SARIF to, when asked. */
   sarifPath?: string;

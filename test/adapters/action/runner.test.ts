@@ -79,7 +79,7 @@ describe('runAction with faked ports', () => {
 
   function deps(classes: FunctionClass[], publish: (review: Review) => Promise<void> = async () => {}) {
     const recorded = recordingIO();
-    const seen: { config?: CrashprobeConfig; published: Review[]; harnessOff?: string } = { published: [] };
+    const seen: { config?: CrashprobeConfig; published: Review[]; harnessOff?: string; llmModel?: string } = { published: [] };
     const fakes: ActionDeps = {
       io: recorded.io,
       connect: () => ({
@@ -92,6 +92,7 @@ describe('runAction with faked ports', () => {
       review: async (_source, config, reviewDeps) => {
         seen.config = config;
         seen.harnessOff = reviewDeps.harnessOffReason;
+        seen.llmModel = reviewDeps.llm?.model;
         return reviewOf(classes, config);
       },
       chooseHarness: async (config, options) =>
@@ -220,6 +221,17 @@ describe('runAction with faked ports', () => {
     await runAction(settingsWith({ sarif: 'out.sarif', model: 'gpt-x', 'fail-on': 'never' }), fakes);
     expect(JSON.parse(await readFile(path.join(workspace, 'out.sarif'), 'utf8'))).toEqual({ version: '2.1.0', runs: [{ results: 2 }] });
     expect(seen.config?.audit.model).toBe('gpt-x');
+  });
+
+  it('gives the review an LLM client when the inputs name a model and an endpoint, and warns when half given', async () => {
+    const configured = deps(['untested']);
+    await runAction(settingsWith({ model: 'gpt-4o-mini', 'openai-api-key': 'sk-test', 'openai-base-url': 'http://127.0.0.1:9/v1' }), configured.fakes);
+    expect(configured.seen.llmModel).toBe('gpt-4o-mini');
+    expect(configured.said.filter((s) => s.level === 'warning')).toEqual([]);
+    const halfGiven = deps(['untested']);
+    await runAction(settingsWith({ model: 'gpt-4o-mini' }), halfGiven.fakes);
+    expect(halfGiven.seen.llmModel).toBeUndefined();
+    expect(halfGiven.said.find((s) => s.level === 'warning')?.message).toMatch(/^The LLM audit is off: audit\.model is gpt-4o-mini but no endpoint/);
   });
 
   it('passes the reason the harness is off into the review', async () => {
