@@ -161,7 +161,7 @@ def more(st, normal, before):
 
 def judge_solution(sol, keep=False):
     sys.path.insert(0, os.path.join(HERE, "stub"))
-    import crashprobe
+    crashprobe = __import__("crashprobe")  # the stub in ./stub
     crashprobe.REGISTRY.clear()
     import importlib.util
     sp = importlib.util.spec_from_file_location("cs_probe", os.path.join(sol, "crash_scenarios.py"))
