@@ -146,13 +146,28 @@ function collectLinks(index: RepoIndex, targets: ReadonlySet<string>, maxApproxi
   return links;
 }
 
-function partnerRef(index: RepoIndex, link: PartnerLink): PartnerRef | undefined {
-  const summary = index.summaries.get(link.path);
-  if (!summary) return undefined;
-  const fn = summary.functions.find((f) => f.qualname === link.qualname);
-  const startLine = fn ? fn.range.startLine : Math.max(1, link.callLine - 3);
-  const endLine = fn ? Math.min(fn.range.endLine, fn.range.startLine + MAX_SNIPPET_LINES - 1) : link.callLine + 3;
-  const text = summary.source.split('\n').slice(startLine - 1, endLine).join('\n');
+/** Lines and functions of each file, split once: a plan looks at the same files many times. */
+function fileLookup(index: RepoIndex) {
+  const cache = new Map<string, { lines: string[]; functions: Map<string, { startLine: number; endLine: number }> }>();
+  return (p: string) => {
+    let entry = cache.get(p);
+    const summary = index.summaries.get(p);
+    if (!entry && summary) {
+      const functions = new Map<string, { startLine: number; endLine: number }>();
+      for (const fn of summary.functions) if (!functions.has(fn.qualname)) functions.set(fn.qualname, fn.range);
+      cache.set(p, (entry = { lines: summary.source.split('\n'), functions }));
+    }
+    return entry;
+  };
+}
+
+function partnerRef(lookup: ReturnType<typeof fileLookup>, link: PartnerLink): PartnerRef | undefined {
+  const file = lookup(link.path);
+  if (!file) return undefined;
+  const fn = file.functions.get(link.qualname);
+  const startLine = fn ? fn.startLine : Math.max(1, link.callLine - 3);
+  const endLine = fn ? Math.min(fn.endLine, fn.startLine + MAX_SNIPPET_LINES - 1) : link.callLine + 3;
+  const text = file.lines.slice(startLine - 1, endLine).join('\n');
   return { path: link.path, qualname: link.qualname, startLine, endLine, resolution: link.resolution, links: link.links, tokens: estimateTokens(text) };
 }
 
@@ -197,6 +212,7 @@ export function planPasses(index: RepoIndex, targets: readonly string[], options
   }
   const targetSet = new Set(paths);
   const links = collectLinks(index, targetSet, opts.maxApproximateTargets);
+  const lookup = fileLookup(index);
   const files: PlannedFile[] = paths.map((p) => {
     const source = index.summaries.get(p)!.source;
     const lines = source.split('\n').length;
@@ -244,7 +260,7 @@ export function planPasses(index: RepoIndex, targets: readonly string[], options
       const picked: PartnerRef[] = [];
       for (const link of candidates) {
         if (picked.length >= limit) break;
-        const ref = partnerRef(index, link);
+        const ref = partnerRef(lookup, link);
         if (!ref || tokens + ref.tokens > opts.tokenBudget) continue;
         tokens += ref.tokens;
         picked.push(ref);
