@@ -36,9 +36,11 @@ export function inlineBody(f: ReviewFinding, sources: Map<string, string[]>): st
   const proof = f.confirmedBy
     ? `<details open><summary>Crash scenario that confirms it</summary>\n\n${crashFigure(f.confirmedBy, sources.get(f.path))}\n</details>`
     : '';
-  const suggestion = f.suggestion
-    ? `Suggested repair (${f.suggestion.verified}):\n\n\`\`\`suggestion\n${f.suggestion.text}\n\`\`\``
-    : '';
+  const suggestion = !f.suggestion
+    ? ''
+    : f.suggestion.diff
+      ? `<details><summary>Suggested repair (${f.suggestion.verified})</summary>\n\n\`\`\`diff\n${f.suggestion.diff}\n\`\`\`\n</details>`
+      : `Suggested repair (${f.suggestion.verified}):\n\n\`\`\`suggestion\n${f.suggestion.text}\n\`\`\``;
   return fill('inline-comment', {
     title: f.title,
     ruleId: f.ruleId,

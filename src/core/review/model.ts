@@ -43,7 +43,14 @@ export interface ReviewFinding {
   /** A crash scenario that confirms the finding. */
   confirmedBy?: Failure;
   /** A repair as a suggestion (lines replaced, new text), when one was verified. */
-  suggestion?: { startLine: number; endLine: number; text: string; verified: string };
+  suggestion?: {
+    startLine: number;
+    endLine: number;
+    text: string;
+    verified: string;
+    /** Set when the replaced lines are not all inside one hunk of the diff: a unified diff shown collapsed instead. */
+    diff?: string;
+  };
 }
 
 export interface InlineComment {
@@ -82,4 +89,6 @@ export interface Review {
   annotations: Annotation[];
   counts: Record<FunctionClass, number>;
   notes: string[];
+  /** Verified repairs as whole files, for `crashprobe review --fix` (one per module). */
+  repairs?: { path: string; qualname: string; original: string; source: string; verified: string }[];
 }

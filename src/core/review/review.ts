@@ -20,6 +20,8 @@ import { classRank, conclusionFor, worstClass } from './conclusion.ts';
 import { matchFindings } from './match.ts';
 import type { FunctionClass, FunctionVerdict, Review, ReviewFinding } from './model.ts';
 import { scenarioTemplate } from './scenario-template.ts';
+import { repairReviewedFunctions, type AppliedRepair, type ReviewRepairInput } from '../repair/review-repairs.ts';
+import { needsRepair } from '../repair/repair.ts';
 import { pathFilter, scenarioTargets } from './scenario-files.ts';
 import { cachedVerdicts, verdictKey } from './verdict-cache.ts';
 
@@ -32,6 +34,8 @@ export interface ReviewDeps {
   harnessOffReason?: string;
   /** Present: the multi-pass LLM audit runs on the changed files. Absent: the audit is the static checks. */
   llm?: LlmClient;
+  /** False: no repairs are made (each one is crash-tested, which costs a harness run per candidate). */
+  repairs?: boolean;
 }
 
 const MAX_INDEXED_FILES = 3000;
@@ -113,17 +117,7 @@ export async function reviewPullRequest(source: PullRequestSource, config: Crash
   let scenariosRunNote: string | undefined;
   if (toRun.length && deps.harness) {
     const checkout = await source.checkout();
-    const files: ScenarioFile[] = toRun.map(({ path: p }) => {
-      const file = path.join(checkout, p);
-      let root = checkout;
-      try {
-        const found = findRoot(file);
-        if (found.startsWith(checkout)) root = found;
-      } catch {
-        // no .git or pyproject.toml inside the checkout: its top is the root
-      }
-      return { file, root };
-    });
+    const files: ScenarioFile[] = toRun.map(({ path: p }) => scenarioFileIn(checkout, p));
     logger.info(`crash-testing ${files.length} scenario file(s)`);
     const result = await deps.harness.run(files);
     harnessErrors.push(...result.errors);
@@ -142,6 +136,7 @@ export async function reviewPullRequest(source: PullRequestSource, config: Crash
   // Per function: class, worst scenario, static findings.
   const findings: ReviewFinding[] = [];
   const functions: FunctionVerdict[] = [];
+  const toRepair: ReviewRepairInput['functions'] = [];
   for (const { module, report } of writers) {
     const target = `${module.path}:${report.fn.qualname}`;
     const mine = verdicts.filter((v) => v.target === target);
@@ -165,6 +160,7 @@ export async function reviewPullRequest(source: PullRequestSource, config: Crash
     if (worst && worstVerdict && (klass === 'unsafe' || klass === 'safe_by_accident' || worst.outcome === 'double-applied')) {
       findings.push(crashFinding(module, report, worstVerdict, worst));
     }
+    if (mine.length) toRepair.push({ module, report, verdicts: mine, failure: worst });
     functions.push({
       path: module.path,
       qualname: report.fn.qualname,
@@ -191,7 +187,14 @@ export async function reviewPullRequest(source: PullRequestSource, config: Crash
   const conclusion = conclusionFor(functions.map((f) => f.class), config.fail_on);
   const hunkLines = new Map(changes.map((c) => [c.path, c.hunkLines]));
   const sources = new Map([...modules].map(([p, m]) => [p, m.source.split('\n')]));
-  return renderReview({
+  let repairs: AppliedRepair[] | undefined;
+  if (deps.harness && deps.repairs !== false && toRepair.some((f) => needsRepair(f.verdicts))) {
+    const checkout = await source.checkout();
+    const { harness, llm } = deps;
+    const scenarioFile = (p: string) => scenarioFileIn(checkout, p);
+    repairs = (await repairReviewedFunctions({ functions: toRepair, checkout, scenarioFile, harness, cache: deps.store, llm, logger, findings: matched, hunkLines, notes })).applicable;
+  }
+  const review = renderReview({
     repository: source.repository,
     headSha: source.headSha,
     functions,
@@ -204,6 +207,19 @@ export async function reviewPullRequest(source: PullRequestSource, config: Crash
     maxInline: config.max_inline_comments,
     auditConfigured: Boolean(deps.llm),
   });
+  return repairs ? { ...review, repairs } : review;
+}
+
+/** A scenario file of the checkout and the root it is judged in: its nearest .git/pyproject.toml inside the checkout, else the checkout. */
+function scenarioFileIn(checkout: string, relativePath: string): ScenarioFile {
+  const file = path.join(checkout, relativePath);
+  try {
+    const found = findRoot(file);
+    if (found.startsWith(checkout)) return { file, root: found };
+  } catch {
+    // no .git or pyproject.toml inside the checkout: its top is the root
+  }
+  return { file, root: checkout };
 }
 
 /** The failure that best explains the verdict: a half-updating crash first, a repeated normal run last. */

@@ -1,4 +1,4 @@
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { runScenarioFiles } from '../../../core/crash/campaign.ts';
@@ -21,6 +21,7 @@ interface ReviewFlags {
   python?: string;
   sandbox: string;
   cache: boolean;
+  fix?: boolean;
 }
 
 const FORMATS = ['text', 'markdown', 'json'] as const;
@@ -37,6 +38,7 @@ export function registerReview(program: Command): void {
     .option('--no-cache', 'ignore cached crash verdicts')
     .option('--sandbox <kind>', 'auto, bwrap or none', 'auto')
     .option('--python <path>', 'the Python interpreter (default: $CRASHPROBE_PYTHON or python3)')
+    .option('--fix', 'apply the crash-tested repairs to the working tree')
     .action(async (flags: ReviewFlags) => {
       process.exitCode = await reviewCommand(flags);
     });
@@ -99,10 +101,28 @@ async function reviewCommand(flags: ReviewFlags): Promise<number> {
     progress.clear();
     store.save();
     const text = formatReview(review, flags.format as (typeof FORMATS)[number]);
+    if (flags.fix) for (const line of await applyRepairs(top, review)) logger.warn(line);
     if (flags.output) await writeFile(flags.output, text + '\n');
     else process.stdout.write(text + '\n');
     return review.conclusion === 'failure' ? 1 : 0;
   } finally {
     await source.dispose();
   }
+}
+
+/** `--fix`: each verified repair is written over its file, unless the file in the working tree differs from what was reviewed. */
+export async function applyRepairs(top: string, review: Review): Promise<string[]> {
+  const said: string[] = [];
+  for (const repair of review.repairs ?? []) {
+    const file = path.join(top, repair.path);
+    const current = await readFile(file, 'utf8').catch(() => undefined);
+    if (current !== repair.original) {
+      said.push(`--fix: ${repair.path} in the working tree differs from the reviewed version; not changed (review the working tree, without --head, to fix it)`);
+      continue;
+    }
+    await writeFile(file, repair.source);
+    said.push(`--fix: repaired ${repair.path}:${repair.qualname} (${repair.verified})`);
+  }
+  if (review.repairs === undefined || review.repairs.length === 0) said.push('--fix: no verified repair to apply');
+  return said;
 }

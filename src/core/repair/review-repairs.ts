@@ -1,0 +1,92 @@
+// The review's repair step: for each touched function a crash showed unsafe or
+// safe by accident, a repair is made and crash-tested; a verified one becomes the
+// `suggestion` of the function's leading finding (a suggestion block when the
+// lines it replaces are inside one hunk of the diff, a unified diff otherwise),
+// and a candidate that did not hold is said in the notes, with why.
+import path from 'node:path';
+import type { Failure, ScenarioVerdict } from '../crash/protocol.ts';
+import type { HarnessRunner, LlmClient, Logger, Store } from '../ports.ts';
+import type { FunctionReport, PyModule } from '../python/model.ts';
+import type { ReviewFinding } from '../review/model.ts';
+import type { RepairResult } from './model.ts';
+import { changedRegion, unifiedDiff } from './patch.ts';
+import { needsRepair, repairFunction } from './repair.ts';
+import { scenariosRun } from './verify.ts';
+
+export interface ReviewRepairInput {
+  functions: { module: PyModule; report: FunctionReport; verdicts: ScenarioVerdict[]; failure?: Failure }[];
+  /** The head commit's tree, as the harness ran it. */
+  checkout: string;
+  /** A scenario file's path (relative to the checkout) → the file and the root it is judged in (absolute). */
+  scenarioFile: (relativePath: string) => { file: string; root: string };
+  harness: HarnessRunner;
+  /** Keeps each candidate's verification (the review's verdict store). */
+  cache?: Store;
+  llm?: LlmClient;
+  logger?: Logger;
+  /** The review's findings after matching: the verified repair is attached to one of them. */
+  findings: ReviewFinding[];
+  hunkLines: Map<string, Set<number>>;
+  notes: string[];
+}
+
+/** A verified repair as `crashprobe review --fix` applies it. */
+export interface AppliedRepair {
+  path: string;
+  qualname: string;
+  original: string;
+  source: string;
+  verified: string;
+}
+
+export async function repairReviewedFunctions(input: ReviewRepairInput): Promise<{ results: RepairResult[]; applicable: AppliedRepair[] }> {
+  const results: RepairResult[] = [];
+  const applicable: AppliedRepair[] = [];
+  for (const { module, report, verdicts, failure } of input.functions) {
+    if (!needsRepair(verdicts)) continue;
+    const where = `\`${module.path}:${report.fn.qualname}\``;
+    const scenarios = [...new Set(verdicts.map((v) => v.file))].map((p) => {
+      const { file, root } = input.scenarioFile(p);
+      return { file: path.relative(input.checkout, file), root: path.relative(input.checkout, root) || '.' };
+    });
+    const result = await repairFunction({
+      module,
+      qualname: report.fn.qualname,
+      findings: report.findings,
+      failure,
+      verify: { harness: input.harness, repoDir: input.checkout, scenarios, original: verdicts, cache: input.cache },
+      llm: input.llm,
+      logger: input.logger,
+    });
+    results.push(result);
+    for (const attempt of result.attempts.filter((a) => !a.verification.holds)) {
+      input.notes.push(`${where}: a repair was tried (${attempt.candidate.origin}: ${attempt.candidate.strategies.join(', ')}) and dropped: ${attempt.verification.reason ?? 'it did not hold'}.`);
+    }
+    if (!result.verified) continue;
+    const { candidate, verification } = result.verified;
+    const verified = `crash-tested: ${verification.scenarios} scenarios in both modes`;
+    const region = changedRegion(module.source, candidate.source);
+    const finding = leadingFinding(input.findings, module.path, report.fn.qualname);
+    if (!region || !finding) continue;
+    const lines = input.hunkLines.get(module.path) ?? new Set<number>();
+    const inOneHunk = Array.from({ length: region.endLine - region.startLine + 1 }, (_, i) => region.startLine + i).every((l) => lines.has(l));
+    finding.suggestion = {
+      ...region,
+      verified: `${candidate.origin} repair, ${verified}: ${candidate.summary}`,
+      ...(inOneHunk ? {} : { diff: unifiedDiff(module.path, module.source, candidate.source) }),
+    };
+    // One repair per module for --fix: a second would be computed against the unrepaired file.
+    if (!applicable.some((a) => a.path === module.path)) {
+      applicable.push({ path: module.path, qualname: report.fn.qualname, original: module.source, source: candidate.source, verified });
+    }
+  }
+  return { results, applicable };
+}
+
+/** The finding a reviewer reads first for the function: the one a crash confirms, else the most severe. */
+function leadingFinding(findings: ReviewFinding[], file: string, qualname: string): ReviewFinding | undefined {
+  const rank = { error: 3, warning: 2, info: 1 } as const;
+  return findings
+    .filter((f) => f.path === file && f.function === qualname)
+    .sort((a, b) => Number(Boolean(b.confirmedBy)) - Number(Boolean(a.confirmedBy)) || rank[b.severity] - rank[a.severity])[0];
+}

@@ -1,0 +1,82 @@
+// Repairs on the harness's reference suite: every solution crash-tested once, then
+// each unsafe or safe-by-accident target repaired (deterministic, then the LLM
+// given) and every candidate crash-tested. Shared by the test and bench/repair.ts.
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+import { runScenarioFiles, type CampaignOptions } from '../../../src/core/crash/campaign.ts';
+import type { ScenarioVerdict } from '../../../src/core/crash/protocol.ts';
+import type { HarnessRunner, LlmClient } from '../../../src/core/ports.ts';
+import { analyzeModule } from '../../../src/core/python/analyze.ts';
+import { parseModule } from '../../../src/core/python/parse.ts';
+import { repairFunction } from '../../../src/core/repair/repair.ts';
+import type { RepairResult } from '../../../src/core/repair/model.ts';
+import { worstFailureOf } from '../../../src/core/review/review.ts';
+import { classRank } from '../../../src/core/review/conclusion.ts';
+
+export const REFERENCE = path.resolve(import.meta.dirname, '../../../harness/reference');
+
+export interface SolutionRepair {
+  solution: string;
+  intended: string;
+  verdicts: ScenarioVerdict[];
+  result?: RepairResult;
+}
+
+export function referenceSolutions(): { dir: string; name: string; intended: string }[] {
+  return readdirSync(REFERENCE, { withFileTypes: true })
+    .filter((t) => t.isDirectory() && !t.name.startsWith('_'))
+    .flatMap((t) =>
+      readdirSync(path.join(REFERENCE, t.name), { withFileTypes: true })
+        .filter((s) => s.isDirectory() && existsSync(path.join(REFERENCE, t.name, s.name, 'expected.json')))
+        .map((s) => {
+          const dir = path.join(REFERENCE, t.name, s.name);
+          const intended = (JSON.parse(readFileSync(path.join(dir, 'expected.json'), 'utf8')) as { class: string }).class;
+          return { dir, name: `${t.name}/${s.name}`, intended };
+        }),
+    )
+    .sort((a, b) => a.name.localeCompare(b.name));
+}
+
+async function pool<T>(items: readonly T[], concurrency: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.max(1, Math.min(concurrency, items.length)) }, async () => {
+      while (next < items.length) await work(items[next++] as T);
+    }),
+  );
+}
+
+export async function repairReferenceSuite(
+  options: CampaignOptions,
+  llm: LlmClient | undefined,
+  only?: (name: string) => boolean,
+): Promise<SolutionRepair[]> {
+  const solutions = referenceSolutions().filter((s) => !only || only(s.name));
+  const harness: HarnessRunner = { run: (files) => runScenarioFiles(files, { ...options, concurrency: 1 }) };
+  const original = await runScenarioFiles(
+    solutions.map((s) => ({ file: path.join(s.dir, 'crash_scenarios.py'), root: s.dir })),
+    options,
+  );
+  if (original.errors.length) throw new Error(`the reference suite did not run cleanly: ${original.errors[0]!.message}`);
+  const out: SolutionRepair[] = [];
+  await pool(solutions, options.concurrency, async (s) => {
+    const verdicts = original.scenarios.filter((v) => v.root === s.dir);
+    const entry: SolutionRepair = { solution: s.name, intended: s.intended, verdicts };
+    out.push(entry);
+    const target = verdicts[0]?.target;
+    if (!target) return;
+    const [modulePath, qualname] = target.split(':') as [string, string];
+    const module = parseModule(modulePath, readFileSync(path.join(s.dir, modulePath), 'utf8'));
+    const report = analyzeModule(module).find((r) => r.fn.qualname === qualname);
+    const worstVerdict = [...verdicts].sort((a, b) => classRank(b.class) - classRank(a.class))[0];
+    entry.result = await repairFunction({
+      module,
+      qualname,
+      findings: report?.findings ?? [],
+      failure: worstVerdict && worstFailureOf(worstVerdict),
+      verify: { harness, repoDir: s.dir, scenarios: [{ file: 'crash_scenarios.py', root: '.' }], original: verdicts },
+      llm,
+    });
+  });
+  return out.sort((a, b) => a.solution.localeCompare(b.solution));
+}
