@@ -177,6 +177,7 @@ def compare_effects(after: State, normal: State, before: State, masks: Masks) ->
             if files is after.files and name in dropped:
                 continue
             into.setdefault(masks.file_key(name), []).append(content)
+    b_files = {masks.file_key(name): content for name, content in before.files.items()}
     for key in sorted(a_files.keys() | n_files.keys()):
         a_list, n_list = a_files.get(key, []), n_files.get(key, [])
         if len(a_list) > len(n_list):
@@ -184,18 +185,42 @@ def compare_effects(after: State, normal: State, before: State, masks: Masks) ->
         elif len(a_list) < len(n_list):
             less.append(f"file {key} is missing")
         elif len(a_list) == 1:
-            _compare_file(key, a_list[0], n_list[0], masks, more, less)
+            _compare_file(key, a_list[0], n_list[0], b_files.get(key), masks, more, less)
         elif sorted(map(shape, a_list)) != sorted(map(shape, n_list)):
             less.append(f"files {key} differ from the normal run's")
     return more, less
 
 
-def _compare_file(key: str, a: bytes, n: bytes, masks: Masks, more: List[str], less: List[str]) -> None:
+_NUMBER = re.compile(rb"-?\d+(?:\.\d+)?")
+
+
+def _numbers_moved_further(a: bytes, n: bytes, b: Optional[bytes]) -> Optional[bool]:
+    """For files alike but for their numbers (a counter or a total kept in JSON, INI,
+    CSV): True when some number moved further from where it started than one run
+    moves it, False when it moved less, None when the files are not alike that way."""
+    if b is None or _NUMBER.sub(b"#", a) != _NUMBER.sub(b"#", n) or _NUMBER.sub(b"#", b) != _NUMBER.sub(b"#", n):
+        return None
+    further = False
+    for av, nv, bv in zip(_NUMBER.findall(a), _NUMBER.findall(n), _NUMBER.findall(b)):
+        moved, expected = float(av) - float(bv), float(nv) - float(bv)
+        if moved == expected:
+            continue
+        if expected == 0 or (moved * expected > 0 and abs(moved) > abs(expected)):
+            further = True
+        else:
+            return False
+    return further
+
+
+def _compare_file(key: str, a: bytes, n: bytes, b: Optional[bytes], masks: Masks, more: List[str], less: List[str]) -> None:
     if key in masks.files:
         if shape(a) != shape(n):
             (more if len(a) > len(n) else less).append(f"file {key} differs")
     elif a != n:
-        if a.startswith(n) or len(a) > len(n) and not (Counter(n.splitlines()) - Counter(a.splitlines())):
+        numbers = _numbers_moved_further(a, n, b)
+        if numbers is True:
+            more.append(f"file {key}: a number moved further than one run moves it")
+        elif numbers is None and (a.startswith(n) or len(a) > len(n) and not (Counter(n.splitlines()) - Counter(a.splitlines()))):
             more.append(f"file {key} was appended to again")
         else:
             less.append(f"file {key} does not hold the normal run's content")

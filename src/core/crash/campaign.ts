@@ -100,7 +100,7 @@ export async function runScenarioFiles(
 /** The public `--json` document of the contract (extended, never renamed). */
 export function contractJson(result: CampaignResult): unknown {
   return {
-    scenarios: result.scenarios.map(({ root: _root, ...verdict }) => verdict),
+    scenarios: result.scenarios,
     errors: result.errors,
     runs: result.runs,
     seconds: Number(result.seconds.toFixed(3)),

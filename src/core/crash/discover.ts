@@ -1,6 +1,6 @@
 // Finds scenario files under the paths given to `crashprobe crash`, and the repository
 // root each one is judged in (the contract: nearest ancestor with .git or pyproject.toml).
-import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, readFileSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 
 const SKIPPED_DIRS = new Set(['.git', 'node_modules', '__pycache__', '.venv', 'venv', '.tox', '.mypy_cache']);
@@ -72,5 +72,17 @@ export function discoverScenarioFiles(paths: string[], explicitRoot?: string): S
     }
     for (const file of files) found.push({ file, root: findRoot(file, explicitRoot) });
   }
-  return found;
+  return withoutLinkTargets(found);
+}
+
+/**
+ * A scenario file that other scenario files found in the same run link to is a shared
+ * template (each link is judged in its own repository); running it on its own would
+ * judge it against the wrong root.
+ */
+function withoutLinkTargets(found: ScenarioFile[]): ScenarioFile[] {
+  const linked = new Set(
+    found.filter(({ file }) => lstatSync(file).isSymbolicLink()).map(({ file }) => realpathSync(file)),
+  );
+  return found.filter(({ file }) => lstatSync(file).isSymbolicLink() || !linked.has(realpathSync(file)));
 }

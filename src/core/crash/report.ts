@@ -1,5 +1,6 @@
 // The readable terminal report of a crash campaign: a table of scenarios and
 // classes, then the worst crash scenario of each target that fails.
+import path from 'node:path';
 import type { CampaignResult, Failure, ScenarioVerdict } from './protocol.ts';
 
 const OUTCOME_RANK: Record<string, number> = { 'double-applied': 3, 'rerun-fails': 2, 'half-done': 1, recovered: 0 };
@@ -37,10 +38,12 @@ export function describeFailure(failure: Failure): string[] {
   return lines;
 }
 
-export function renderCrashReport(result: CampaignResult): string {
+/** `displayBase`: paths are shown relative to it (the folder the command ran in), so repositories stay apart. */
+export function renderCrashReport(result: CampaignResult, displayBase?: string): string {
+  const shown = (v: ScenarioVerdict) => (displayBase ? path.relative(displayBase, path.join(v.root, v.file)) || v.file : v.file);
   const out: string[] = [];
   const rows = result.scenarios.map((v) => [
-    `${v.file}:${v.name}`,
+    `${shown(v)}:${v.name}`,
     v.target,
     v.class,
     v.modes.default.works ? (v.modes.default.half_updated ? 'half-updated' : 'ok') : 'fails',

@@ -58,7 +58,7 @@ async function crashCommand(paths: string[], flags: CrashFlags): Promise<number>
       ),
   );
   progress.clear();
-  process.stdout.write(renderCrashReport(result) + '\n');
+  process.stdout.write(renderCrashReport(result, process.cwd()) + '\n');
   if (flags.json) await writeFile(flags.json, JSON.stringify(contractJson(result), null, 2) + '\n');
   return result.errors.length ? 1 : 0;
 }
