@@ -39,6 +39,20 @@ const HTTP_WRITE_METHODS = new Set(['post', 'put', 'patch', 'delete']);
 const HTTP_RECEIVER = /(^|\.)(requests|httpx|session|client|http|api)$|session$|client$/i;
 const OS_WRITE_FLAGS = /O_(WRONLY|RDWR|CREAT|APPEND|TRUNC)/;
 
+/** Every last name of a callee that callEffect can judge an effect: a cheap test that spares most calls the full look. */
+const EFFECT_NAMES = new Set([
+  'execute', 'executemany', 'executescript', 'commit', 'rollback',
+  'open', 'write_text', 'write_bytes', 'write', 'fdopen', 'rename', 'renames', 'replace', 'move',
+  'remove', 'unlink', 'rmdir', 'removedirs', 'rmtree', 'copy', 'copy2', 'copyfile', 'copytree',
+  'NamedTemporaryFile', 'mkstemp', 'request', 'urlopen',
+  ...SEND_METHODS, ...HTTP_WRITE_METHODS,
+]);
+
+export function mayHaveEffect(callee: string): boolean {
+  const name = /(\w+)\s*$/.exec(callee)?.[1];
+  return name !== undefined && EFFECT_NAMES.has(name);
+}
+
 export function callEffect(call: CallParts, module: PyModule): CallEffect | undefined {
   const { method, positional, keywords, receiver } = call;
   const hasReceiver = receiver !== undefined;

@@ -10,6 +10,7 @@ import type { HelperResolver } from './effects.ts';
 import { listFunctions } from './functions.ts';
 import { dottedModuleName, importBindings, type ImportBinding } from './imports.ts';
 import { classQualname, enclosingScopes, functionsByQualname } from './local-resolve.ts';
+import { calleeTextOf, MODULE_SCOPE, moduleFacts } from './module-facts.ts';
 import { rangeOf } from './source-range.ts';
 
 export type Resolution = 'exact' | 'approximate' | 'unresolved';
@@ -84,35 +85,48 @@ const MAX_SNIPPET_LINES = 80;
 export function summarizeModule(module: PyModule): ModuleSummary {
   const functions = listFunctions(module);
   const qualnameById = new Map<number, string>(functions.map((fn) => [fn.node.id, fn.qualname]));
-  const classes = new Map<string, string[]>();
   const calls: RawCall[] = [];
-  const visit = (node: SyntaxNode, caller: string, scope: string[]): void => {
-    let innerCaller = caller;
-    let innerScope = scope;
-    if (node.type === 'function_definition') {
-      innerCaller = qualnameById.get(node.id) ?? caller;
-      innerScope = innerCaller.split('.');
-    } else if (node.type === 'class_definition') {
-      const name = node.childForFieldName('name')?.text ?? '?';
-      innerScope = [...scope, name];
-      const bases = node.childForFieldName('superclasses')?.namedChildren.filter((base) => base.type !== 'keyword_argument') ?? [];
-      classes.set(innerScope.join('.'), bases.map((base) => base.text));
-    } else if (node.type === 'call') {
-      calls.push(rawCall(node, caller));
-    }
-    for (const child of node.namedChildren) visit(child, innerCaller, innerScope);
-  };
-  visit(module.tree.rootNode, '<module>', []);
+  for (const [scopeId, facts] of moduleFacts(module).scopes) {
+    const caller = scopeId === MODULE_SCOPE ? '<module>' : qualnameById.get(scopeId) ?? '<module>';
+    for (const fact of [...facts.calls, ...facts.lambdaCalls]) calls.push(rawCallFromText(fact.callee, caller, fact.range));
+  }
+  calls.sort((a, b) => a.range.startLine - b.range.startLine || a.range.startColumn - b.range.startColumn);
   return {
     path: module.path,
     dotted: dottedModuleName(module.path),
     source: module.source,
     functions: functions.map((fn) => definedFunction(fn, module.path)),
-    classes,
+    classes: classBases(module),
     imports: importBindings(module),
     calls,
   };
 }
+
+/** Class qualname → its base classes as written; classes nested in functions and classes included. */
+function classBases(module: PyModule): Map<string, string[]> {
+  const classes = new Map<string, string[]>();
+  const visit = (block: SyntaxNode, scope: string[]): void => {
+    for (const statement of block.namedChildren) {
+      const definition = statement.type === 'decorated_definition' ? statement.childForFieldName('definition') : statement;
+      if (definition?.type === 'class_definition') {
+        const qualname = [...scope, definition.childForFieldName('name')?.text ?? '?'];
+        const bases = definition.childForFieldName('superclasses')?.namedChildren.filter((base) => base.type !== 'keyword_argument') ?? [];
+        classes.set(qualname.join('.'), bases.map((base) => base.text));
+        const body = definition.childForFieldName('body');
+        if (body) visit(body, qualname);
+      } else if (definition?.type === 'function_definition') {
+        const body = definition.childForFieldName('body');
+        if (body) visit(body, [...scope, definition.childForFieldName('name')?.text ?? '?']);
+      } else if (definition && COMPOUND_STATEMENTS.has(definition.type)) {
+        visit(definition, scope);
+      }
+    }
+  };
+  visit(module.tree.rootNode, []);
+  return classes;
+}
+
+const COMPOUND_STATEMENTS = new Set(['if_statement', 'else_clause', 'elif_clause', 'try_statement', 'except_clause', 'finally_clause', 'block', 'with_statement']);
 
 const summaryIndexCache = new WeakMap<ModuleSummary, Map<string, DefinedFunction>>();
 
@@ -133,22 +147,21 @@ function definedFunction(fn: PyFunction, path: string): DefinedFunction {
 }
 
 function rawCall(node: SyntaxNode, caller: string): RawCall {
-  const callee = node.childForFieldName('function');
-  const names = callee ? dottedNames(callee) : undefined;
-  const call: RawCall = { caller, callee: callee?.text.replace(/\s+/g, '') ?? '?', range: rangeOf(node) };
-  if (names) call.names = names;
-  const method = callee?.type === 'attribute' ? callee.childForFieldName('attribute')?.text : names?.[0];
-  if (method) call.method = method;
-  return call;
+  return rawCallFromText(calleeTextOf(node), caller, rangeOf(node));
 }
 
-function dottedNames(node: SyntaxNode): string[] | undefined {
-  if (node.type === 'identifier') return [node.text];
-  if (node.type !== 'attribute') return undefined;
-  const object = node.childForFieldName('object');
-  const attribute = node.childForFieldName('attribute')?.text;
-  const head = object ? dottedNames(object) : undefined;
-  return head && attribute ? [...head, attribute] : undefined;
+/** `a.b.c` splits into names; anything else (`f()()`, `x[0]`, `make().save`) keeps only its last attribute. */
+function rawCallFromText(text: string, caller: string, range: SourceRange): RawCall {
+  const callee = text.replace(/\s+/g, '');
+  const call: RawCall = { caller, callee, range };
+  if (/^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$/.test(callee)) {
+    call.names = callee.split('.');
+    call.method = call.names[call.names.length - 1]!;
+  } else {
+    const method = /\.([A-Za-z_]\w*)$/.exec(callee)?.[1];
+    if (method) call.method = method;
+  }
+  return call;
 }
 
 /** Builds the index; pass PyModules to keep them for cross-file helper effects, or summaries to save memory. */

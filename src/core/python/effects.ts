@@ -4,8 +4,9 @@
 // (so a finding lands in the function under review); `via` says where it
 // really happens.
 import type { Effect, PyFunction, PyModule, SyntaxNode } from './model.ts';
-import { callParts, walkFunctionBody } from './body-walk.ts';
-import { callEffect } from './call-effects.ts';
+import { callParts } from './body-walk.ts';
+import { calleeTextOf, scopeFacts } from './module-facts.ts';
+import { callEffect, mayHaveEffect } from './call-effects.ts';
 import { resolveLocalCall } from './local-resolve.ts';
 import { rangeOf } from './source-range.ts';
 
@@ -31,11 +32,10 @@ export const resolveSameModuleHelper: HelperResolver = (call, caller, module) =>
 export function findEffects(fn: PyFunction, module: PyModule, options: EffectOptions = {}): Effect[] {
   const resolveHelper = options.resolveHelper ?? resolveSameModuleHelper;
   const effects: Effect[] = [];
-  walkFunctionBody(fn.node, (node, state) => {
-    if (node.type !== 'call') return;
-    const inLoop = state.loopDepth > 0;
+  for (const { node, loopDepth } of scopeFacts(module, fn.node).calls) {
+    const inLoop = loopDepth > 0;
     const helper = resolveHelper(node, fn, module);
-    if (helper && helper.fn.node !== fn.node) {
+    if (helper && helper.fn.node.id !== fn.node.id) {
       for (const inner of directEffects(helper.fn, helper.module)) {
         effects.push({
           ...inner,
@@ -45,26 +45,28 @@ export function findEffects(fn: PyFunction, module: PyModule, options: EffectOpt
           via: { qualname: helper.fn.qualname, path: helper.module.path, line: inner.range.startLine },
         });
       }
-      return;
+      continue;
     }
     const own = effectOfCall(node, module, inLoop);
     if (own) effects.push(own);
-  });
+  }
   return effects;
 }
 
-/** Only the calls written in the function itself, no helper followed. */
-export function directEffects(fn: PyFunction, module: PyModule): Effect[] {
-  const effects: Effect[] = [];
-  walkFunctionBody(fn.node, (node, state) => {
-    if (node.type !== 'call') return;
-    const effect = effectOfCall(node, module, state.loopDepth > 0);
-    if (effect) effects.push(effect);
-  });
+const directCache = new WeakMap<PyFunction, readonly Effect[]>();
+
+/** Only the calls written in the function itself, no helper followed. Cached: a helper is asked for by every caller. */
+export function directEffects(fn: PyFunction, module: PyModule): readonly Effect[] {
+  let effects = directCache.get(fn);
+  if (!effects) {
+    effects = scopeFacts(module, fn.node).calls.flatMap(({ node, loopDepth }) => effectOfCall(node, module, loopDepth > 0) ?? []);
+    directCache.set(fn, effects);
+  }
   return effects;
 }
 
 function effectOfCall(node: SyntaxNode, module: PyModule, inLoop: boolean): Effect | undefined {
+  if (!mayHaveEffect(calleeTextOf(node))) return undefined;
   const parts = callParts(node);
   const found = callEffect(parts, module);
   if (!found) return undefined;

@@ -3,6 +3,7 @@
 // `cls.m()` to a method of the enclosing class, `Class.m()` to that method.
 import type { PyFunction, PyModule, SyntaxNode } from './model.ts';
 import { listFunctions } from './functions.ts';
+import { calleeTextOf } from './module-facts.ts';
 
 const byQualnameCache = new WeakMap<PyModule, Map<string, PyFunction>>();
 
@@ -18,11 +19,12 @@ export function functionsByQualname(module: PyModule): Map<string, PyFunction> {
 }
 
 export function resolveLocalCall(call: SyntaxNode, module: PyModule, caller?: PyFunction): PyFunction | undefined {
-  const callee = call.childForFieldName('function');
-  if (!callee) return undefined;
+  // Read off the callee's text: a plain name or `x.name` is all this resolves, and text is cheaper than nodes.
+  const match = /^(?:([A-Za-z_]\w*)\s*\.\s*)?([A-Za-z_]\w*)$/.exec(calleeTextOf(call));
+  if (!match) return undefined;
+  const [, receiver, name = ''] = match;
   const index = functionsByQualname(module);
-  if (callee.type === 'identifier') {
-    const name = callee.text;
+  if (receiver === undefined) {
     // Innermost scope first: a def nested in the caller, then in its parents, then the module.
     for (const scope of caller ? enclosingScopes(caller.qualname) : ['']) {
       const found = index.get(scope ? `${scope}.${name}` : name);
@@ -30,20 +32,11 @@ export function resolveLocalCall(call: SyntaxNode, module: PyModule, caller?: Py
     }
     return undefined;
   }
-  if (callee.type === 'attribute') {
-    const object = callee.childForFieldName('object');
-    const method = callee.childForFieldName('attribute')?.text;
-    if (!object || !method) return undefined;
-    const receiver = object.text;
-    if ((receiver === 'self' || receiver === 'cls') && caller?.className) {
-      return index.get(`${classQualname(caller)}.${method}`);
-    }
-    if (object.type === 'identifier') {
-      const found = index.get(`${receiver}.${method}`);
-      return found?.className === receiver ? found : undefined;
-    }
+  if ((receiver === 'self' || receiver === 'cls') && caller?.className) {
+    return index.get(`${classQualname(caller)}.${name}`);
   }
-  return undefined;
+  const found = index.get(`${receiver}.${name}`);
+  return found?.className === receiver ? found : undefined;
 }
 
 /** `Outer.Inner` for a method `Outer.Inner.m`. */

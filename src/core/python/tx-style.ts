@@ -3,7 +3,8 @@
 // style, explicit_begin > mode_change > with_conn > none. A `with conn:`
 // whose body issues BEGIN is therefore explicit_begin.
 import type { PyFunction, PyModule, SyntaxNode, TxStyle, TxStyleResult } from './model.ts';
-import { callParts, walkFunctionBody, type CallParts } from './body-walk.ts';
+import { callParts, type CallParts } from './body-walk.ts';
+import { scopeFacts } from './module-facts.ts';
 import { resolveSameModuleHelper, type HelperResolver } from './effects.ts';
 import { localAssignmentBefore, moduleConstants, resolveString, resolveStringAlternatives } from './string-value.ts';
 import { splitSqlStatements, statementKind } from './sql.ts';
@@ -54,14 +55,13 @@ export interface TxStyleOptions {
 export function detectTxStyle(fn: PyFunction, module: PyModule, options: TxStyleOptions = {}): TxStyleResult {
   const resolveHelper = options.resolveHelper ?? resolveSameModuleHelper;
   const evidence: TxEvidence[] = [...directPatterns(fn, module), ...moduleConnectionMode(fn, module)];
-  walkFunctionBody(fn.node, (node) => {
-    if (node.type !== 'call') return;
+  for (const { node } of scopeFacts(module, fn.node).calls) {
     const helper = resolveHelper(node, fn, module);
-    if (!helper || helper.fn.node === fn.node) return;
+    if (!helper || helper.fn.node.id === fn.node.id) continue;
     const styles = new Set(directPatterns(helper.fn, helper.module).map((found) => STYLE_OF_PATTERN[found.pattern]));
     if (styles.has('explicit_begin')) evidence.push({ pattern: 'begin-via-helper', line: lineOf(node) });
     if (styles.has('mode_change')) evidence.push({ pattern: 'mode-change-via-helper', line: lineOf(node) });
-  });
+  }
   evidence.sort((a, b) => a.line - b.line);
   return { style: dominantStyle(evidence), evidence };
 }
@@ -71,25 +71,29 @@ export function dominantStyle(evidence: readonly TxEvidence[]): TxStyle {
   return PRECEDENCE.find((style) => seen.has(style)) ?? 'none';
 }
 
-/** The patterns written in the function itself. */
-export function directPatterns(fn: PyFunction, module: PyModule): TxEvidence[] {
-  const evidence: TxEvidence[] = [];
-  const add = (pattern: TxPattern, node: SyntaxNode): void => {
-    evidence.push({ pattern, line: lineOf(node) });
-  };
-  walkFunctionBody(fn.node, (node) => {
-    if (node.type === 'call') {
-      const pattern = callPattern(callParts(node), module);
-      for (const found of pattern) add(found, node);
-    } else if (node.type === 'assignment' || node.type === 'augmented_assignment') {
-      const attribute = modeAttribute(node.childForFieldName('left'));
-      if (attribute === 'isolation_level') add('isolation-level-assign', node);
-      if (attribute === 'autocommit') add('autocommit-assign', node);
-    } else if (node.type === 'with_item') {
-      const pattern = withItemPattern(node, fn);
-      if (pattern) add(pattern, node);
-    }
-  });
+const directCache = new WeakMap<PyFunction, readonly TxEvidence[]>();
+
+/** The patterns written in the function itself, in source order. Cached: helpers are asked for by every caller. */
+export function directPatterns(fn: PyFunction, module: PyModule): readonly TxEvidence[] {
+  const cached = directCache.get(fn);
+  if (cached) return cached;
+  const facts = scopeFacts(module, fn.node);
+  const found: { pattern: TxPattern; node: SyntaxNode }[] = [];
+  for (const { node } of facts.calls) for (const pattern of callPattern(callParts(node), module)) found.push({ pattern, node });
+  for (const node of facts.modeAssignments) {
+    const attribute = modeAttribute(node.childForFieldName('left'));
+    if (attribute === 'isolation_level') found.push({ pattern: 'isolation-level-assign', node });
+    if (attribute === 'autocommit') found.push({ pattern: 'autocommit-assign', node });
+  }
+  for (const node of facts.withItems) {
+    const pattern = withItemPattern(node, fn);
+    if (pattern) found.push({ pattern, node });
+  }
+  const evidence = found
+    .map(({ pattern, node }) => ({ pattern, line: lineOf(node), at: node.startIndex }))
+    .sort((a, b) => a.at - b.at)
+    .map(({ pattern, line }) => ({ pattern, line }));
+  directCache.set(fn, evidence);
   return evidence;
 }
 
@@ -164,19 +168,29 @@ function annotatedAsConnection(fn: PyFunction, name: string): boolean {
   });
 }
 
-/** A module-level `conn = sqlite3.connect(..., isolation_level=None)` that the function uses. */
-function moduleConnectionMode(fn: PyFunction, module: PyModule): TxEvidence[] {
-  const evidence: TxEvidence[] = [];
-  const used = new Set<string>();
-  walkFunctionBody(fn.node, (node) => {
-    if (node.type === 'identifier') used.add(node.text);
-  });
-  for (const [name, value] of moduleConstants(module)) {
-    if (!used.has(name) || value.type !== 'call') continue;
-    const parts = callParts(value);
-    if (isConnectCall(parts) && (parts.keywords.has('isolation_level') || parts.keywords.has('autocommit'))) {
-      evidence.push({ pattern: 'module-connection-mode', line: lineOf(value) });
+const modeConnectionsCache = new WeakMap<PyModule, { name: string; line: number }[]>();
+
+/** Module-level `NAME = sqlite3.connect(..., isolation_level=...)`: connections born in a changed mode. */
+function modeConnections(module: PyModule): { name: string; line: number }[] {
+  let found = modeConnectionsCache.get(module);
+  if (!found) {
+    found = [];
+    for (const [name, value] of moduleConstants(module)) {
+      if (value.type !== 'call') continue;
+      const parts = callParts(value);
+      if (isConnectCall(parts) && (parts.keywords.has('isolation_level') || parts.keywords.has('autocommit'))) found.push({ name, line: lineOf(value) });
     }
+    modeConnectionsCache.set(module, found);
   }
-  return evidence;
+  return found;
+}
+
+/** A module-level connection opened in a changed mode that the function uses. */
+function moduleConnectionMode(fn: PyFunction, module: PyModule): TxEvidence[] {
+  const connections = modeConnections(module);
+  if (connections.length === 0) return [];
+  const body = fn.node.childForFieldName('body')?.text ?? '';
+  return connections
+    .filter(({ name }) => new RegExp(`(^|[^\\w.])${name}\\b`).test(body))
+    .map(({ line }) => ({ pattern: 'module-connection-mode' as const, line }));
 }
