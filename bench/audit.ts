@@ -5,8 +5,7 @@
 // behind the filter. No network: the judge here is an oracle replaying the
 // labels (so that figure measures what the filter lets through, not an LLM),
 // and is said so in the output.
-import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { duplicatePairs, type PairJudge } from '../src/core/audit/matching.ts';
@@ -14,27 +13,16 @@ import { DEFAULT_PLAN_OPTIONS, planJson, planPasses } from '../src/core/audit/pl
 import { likelyPair, signals, signalsSayDuplicate, type MatchItem } from '../src/core/audit/similarity.ts';
 import { buildRepoIndex, summarizeModule, type ModuleSummary } from '../src/core/python/callgraph.ts';
 import { parseModule } from '../src/core/python/parse.ts';
+import { stdlibPythonFiles, stdlibRoot } from './_stdlib.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-
-function stdlibRoot(): string {
-  return execFileSync('python3', ['-c', "import sysconfig;print(sysconfig.get_paths()['stdlib'])"], { encoding: 'utf8' }).trim();
-}
-
-function pythonFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) return ['site-packages', 'dist-packages', '__pycache__'].includes(entry.name) ? [] : pythonFiles(full);
-    return entry.isFile() && entry.name.endsWith('.py') ? [full] : [];
-  });
-}
 
 const ms = (since: number) => performance.now() - since;
 const quantile = (sorted: readonly number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
 
 async function planStdlib(log: (line: string) => void): Promise<void> {
   const root = stdlibRoot();
-  const files = pythonFiles(root).sort();
+  const files = stdlibPythonFiles(root).sort();
   let started = performance.now();
   const summaries: ModuleSummary[] = files.map((file) => summarizeModule(parseModule(path.relative(root, file).split(path.sep).join('/'), readFileSync(file))));
   const index = buildRepoIndex(summaries);
