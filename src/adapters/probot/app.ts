@@ -1,0 +1,141 @@
+// The Probot app: webhook handlers that only record the delivery and queue a
+// job (answering GitHub at once), and a worker pool that runs the jobs.
+import type { ApplicationFunctionOptions, Context, Probot } from 'probot';
+import type { Logger } from '../../core/ports.ts';
+import { reviewPullRequest } from '../../core/review/review.ts';
+import { openState, type CrashprobeState } from '../../store/state.ts';
+import { CHECK_NAME } from '../github/check-run.ts';
+import { githubCall } from '../github/errors.ts';
+import { runReviewJob, type AppOctokit, type HarnessChoice, type ReviewFunction, type ReviewJob, reviewJobSchema } from './review-job.ts';
+import { WorkerPool } from './worker-pool.ts';
+import type { CrashprobeConfig } from '../../core/config/schema.ts';
+
+export const PULL_REQUEST_EVENTS = ['pull_request.opened', 'pull_request.synchronize', 'pull_request.reopened', 'pull_request.ready_for_review'] as const;
+export const REVIEW_COMMAND = /^\/crashprobe\s+review\b/;
+/** Who may ask for a re-run by comment: people with write access, since a re-run runs the harness again. */
+const TRUSTED_ASSOCIATIONS = new Set(['OWNER', 'MEMBER', 'COLLABORATOR']);
+
+export interface AppDeps {
+  state: CrashprobeState;
+  review: ReviewFunction;
+  harness(config: CrashprobeConfig, logger: Logger): Promise<HarnessChoice>;
+  concurrency: number;
+  leaseMs?: number;
+  pollMs?: number;
+  workRoot?: string;
+}
+
+export interface CrashprobeApp {
+  pool: WorkerPool;
+  stop(): Promise<void>;
+}
+
+/** Defaults for `probot run`-style loading: state under the working folder, the real review, no harness. */
+export function defaultDeps(statePath = './.crashprobe/state.db'): AppDeps {
+  return {
+    state: openState(statePath),
+    review: reviewPullRequest,
+    harness: async () => ({ offReason: 'The crash harness is not set up in this deployment of the app.' }),
+    concurrency: 2,
+  };
+}
+
+export default function crashprobeApp(app: Probot, _options?: ApplicationFunctionOptions, deps: AppDeps = defaultDeps()): CrashprobeApp {
+  const logger = pinoLogger(app);
+  let botLogin: Promise<string | undefined> | undefined;
+  const appIdentity = () =>
+    (botLogin ??= app
+      .auth()
+      .then((octokit) => githubCall('GET /app', () => octokit.rest.apps.getAuthenticated()))
+      .then(({ data }) => (data?.slug ? `${data.slug}[bot]` : undefined))
+      .catch((error: Error) => {
+        botLogin = undefined;
+        throw error;
+      }));
+
+  const pool = new WorkerPool(
+    deps.state,
+    async (job) => {
+      const payload: ReviewJob = reviewJobSchema.parse(JSON.parse(job.payload));
+      const octokit = (await app.auth(payload.installationId)) as unknown as AppOctokit;
+      await runReviewJob(job, octokit, {
+        state: deps.state,
+        review: deps.review,
+        harness: deps.harness,
+        logger,
+        botLogin: await appIdentity(),
+        workRoot: deps.workRoot,
+      });
+    },
+    { concurrency: deps.concurrency, leaseMs: deps.leaseMs, pollMs: deps.pollMs, logger },
+  );
+
+  const admit = (context: Context, job: { key: string; payload: ReviewJob } | undefined) => {
+    const outcome = deps.state.admit(context.id, context.name, job);
+    if (outcome === 'duplicate') logger.info(`delivery ${context.id} was seen before; ignored`);
+    else if (outcome === 'exists') logger.info(`${job!.key} is already queued or done; nothing more to do`);
+    else if (outcome === 'queued') pool.kick();
+  };
+
+  app.on([...PULL_REQUEST_EVENTS], async (context) => {
+    const { pull_request: pr, repository, installation } = context.payload;
+    if (!installation) return;
+    const payload: ReviewJob = {
+      installationId: installation.id,
+      owner: repository.owner.login,
+      repo: repository.name,
+      number: pr.number,
+      headSha: pr.head.sha,
+      rerun: false,
+      event: `${context.name}.${context.payload.action}`,
+    };
+    admit(context, { key: `${repository.full_name}#${pr.number}@${pr.head.sha}`, payload });
+  });
+
+  app.on('check_run.rerequested', async (context) => {
+    const { check_run: run, repository, installation } = context.payload;
+    if (!installation || run.name !== CHECK_NAME) return;
+    const payload: ReviewJob = {
+      installationId: installation.id,
+      owner: repository.owner.login,
+      repo: repository.name,
+      number: run.pull_requests[0]?.number,
+      headSha: run.head_sha,
+      rerun: true,
+      event: 'check_run.rerequested',
+    };
+    admit(context, { key: `${repository.full_name}@${run.head_sha}!${context.id}`, payload });
+  });
+
+  app.on('issue_comment.created', async (context) => {
+    const { comment, issue, repository, installation } = context.payload;
+    const asked = Boolean(issue.pull_request) && REVIEW_COMMAND.test(comment.body.trim()) && comment.user?.type !== 'Bot';
+    if (!installation || !asked) return;
+    if (!TRUSTED_ASSOCIATIONS.has(comment.author_association)) {
+      logger.info(`${repository.full_name}#${issue.number}: /crashprobe review from ${comment.user?.login} (${comment.author_association}) ignored: needs write access`);
+      return;
+    }
+    const payload: ReviewJob = {
+      installationId: installation.id,
+      owner: repository.owner.login,
+      repo: repository.name,
+      number: issue.number,
+      rerun: true,
+      event: 'issue_comment.created',
+    };
+    admit(context, { key: `${repository.full_name}#${issue.number}!${context.id}`, payload });
+  });
+
+  pool.start();
+  return {
+    pool,
+    async stop() {
+      await pool.stop();
+    },
+  };
+}
+
+function pinoLogger(app: Probot): Logger {
+  const log = app.log.child({ name: 'crashprobe' });
+  return { info: (m) => log.info(m), warn: (m) => log.warn(m), error: (m) => log.error(m) };
+}

@@ -1,0 +1,181 @@
+// One queued review, run by a worker: the pull request as it is now, the
+// config from the default branch, the check run, the review, the posting.
+// Every step is safe to repeat, so a job killed half-way runs again from the top.
+import { z } from 'zod';
+import { ConfigError, parseConfig, type CrashprobeConfig } from '../../core/config/schema.ts';
+import type { HarnessRunner, Logger, PullRequestSource, Store } from '../../core/ports.ts';
+import type { Review } from '../../core/review/model.ts';
+import type { GitHubClient } from '../github/client.ts';
+import { completeCheckRun, reviewOutcome, startCheckRun } from '../github/check-run.ts';
+import { githubCall, GitHubApiError } from '../github/errors.ts';
+import { githubPullRequestSource } from '../github/pull-request-source.ts';
+import { publishReview } from '../github/publish.ts';
+import type { CrashprobeState, Job } from '../../store/state.ts';
+import { isRetryable } from './worker-pool.ts';
+
+export const CONFIG_PATH = '.github/crashprobe.yml';
+
+export const reviewJobSchema = z.object({
+  installationId: z.number().int(),
+  owner: z.string(),
+  repo: z.string(),
+  /** Absent for a re-run of a check run whose pull request GitHub did not name. */
+  number: z.number().int().optional(),
+  /** The head the event was about; absent when the job reviews whatever the head is now. */
+  headSha: z.string().optional(),
+  /** A re-run asked for (check run re-requested, `/crashprobe review`): a new check run even if the head had one. */
+  rerun: z.boolean().default(false),
+  event: z.string(),
+});
+export type ReviewJob = z.infer<typeof reviewJobSchema>;
+
+export type ReviewFunction = (
+  source: PullRequestSource,
+  config: CrashprobeConfig,
+  deps: { harness?: HarnessRunner; harnessOffReason?: string; store: Store; logger: Logger },
+) => Promise<Review>;
+
+export interface HarnessChoice {
+  harness?: HarnessRunner;
+  offReason?: string;
+}
+
+/** What Probot's octokit adds: `config.get` reads a file from the default branch (what `context.config` uses). */
+export interface AppOctokit extends GitHubClient {
+  config: {
+    get(options: { owner: string; repo: string; path: string }): Promise<{ config: unknown; files: { config: unknown }[] }>;
+  };
+}
+
+export interface ReviewJobDeps {
+  state: CrashprobeState;
+  review: ReviewFunction;
+  /** The crash harness for a pull request whose code may run. */
+  harness(config: CrashprobeConfig, logger: Logger): Promise<HarnessChoice>;
+  logger: Logger;
+  appId?: number;
+  /** The app's bot login (`slug[bot]`): only its comments are reconciled. */
+  botLogin?: string;
+  workRoot?: string;
+}
+
+export type ReviewJobOutcome = 'reviewed' | 'config-error' | 'skipped';
+
+export async function runReviewJob(job: Job, octokit: AppOctokit, deps: ReviewJobDeps): Promise<ReviewJobOutcome> {
+  const payload = reviewJobSchema.parse(JSON.parse(job.payload));
+  const { owner, repo } = payload;
+  const log = deps.logger;
+  const number = payload.number ?? (await pullRequestOf(octokit, payload));
+  if (number === undefined) {
+    log.info(`${owner}/${repo}: no open pull request has head ${payload.headSha}; nothing to review`);
+    return 'skipped';
+  }
+  const { data: pr } = await githubCall(`GET /repos/${owner}/${repo}/pulls/${number}`, () => octokit.rest.pulls.get({ owner, repo, pull_number: number }));
+  const label = `${owner}/${repo}#${number}`;
+  if (pr.state !== 'open') return skip(log, `${label} is ${pr.state}`);
+  if (!payload.rerun && payload.headSha && payload.headSha !== pr.head.sha) return skip(log, `${label} moved on to ${pr.head.sha.slice(0, 7)}; that push has its own job`);
+  const headSha = pr.head.sha;
+  const fromFork = pr.head.repo?.full_name !== pr.base.repo.full_name;
+
+  const checkRun = async () => {
+    if (job.checkRunId) return job.checkRunId;
+    const id = await startCheckRun(octokit, { owner, repo }, headSha, { reuseExisting: !payload.rerun, appId: deps.appId });
+    deps.state.setCheckRun(job.id, id);
+    job.checkRunId = id;
+    return id;
+  };
+
+  let config: CrashprobeConfig;
+  try {
+    config = await loadConfig(octokit, owner, repo);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    // The maintainer must fix the file; a review by other rules would mislead, so only the check run says so.
+    await completeCheckRun(octokit, { owner, repo }, await checkRun(), configErrorOutcome(error));
+    log.warn(`${label}: ${error.message}`);
+    return 'config-error';
+  }
+  if (pr.draft && !config.drafts) return skip(log, `${label} is a draft (set \`drafts: true\` to review drafts)`);
+
+  const checkRunId = await checkRun();
+  const source = githubPullRequestSource(octokit, { owner, repo, number, baseSha: pr.base.sha, headSha, fromFork }, { workRoot: deps.workRoot });
+  try {
+    const harness = await chooseHarness(config, fromFork, deps, log);
+    const review = await deps.review(source, config, { ...harness, store: deps.state.verdicts, logger: log });
+    const result = await publishReview(octokit, { owner, repo, number }, review, await source.changedFiles(), {
+      ledger: deps.state.fingerprints,
+      author: deps.botLogin,
+      logger: log,
+    });
+    await completeCheckRun(octokit, { owner, repo }, checkRunId, reviewOutcome(review));
+    log.info(
+      `${label}@${headSha.slice(0, 7)}: ${review.conclusion}; ${result.posted.length} new comment(s), ${result.unchanged.length} unchanged, ${result.resolved.length} resolved, summary ${result.summary}`,
+    );
+    return 'reviewed';
+  } catch (error) {
+    // Out of retries, the check run must not spin forever: it ends neutral with the reason.
+    const finalAttempt = !isRetryable(error) || job.attempts >= deps.state.maxAttempts;
+    if (finalAttempt) {
+      await completeCheckRun(octokit, { owner, repo }, checkRunId, {
+        conclusion: 'neutral',
+        title: 'crashprobe could not finish the review',
+        summary: `${(error as Error).message}\n\nRe-run the check to try again.`,
+      }).catch(() => undefined);
+    }
+    throw error;
+  } finally {
+    await source.dispose();
+  }
+}
+
+function skip(log: Logger, why: string): 'skipped' {
+  log.info(`skipped: ${why}`);
+  return 'skipped';
+}
+
+async function chooseHarness(config: CrashprobeConfig, fromFork: boolean, deps: ReviewJobDeps, log: Logger): Promise<HarnessChoice> {
+  if (!config.harness.enabled) return { offReason: 'The crash harness is off (`harness.enabled: false` in the config).' };
+  if (fromFork && !config.harness.forks) {
+    return {
+      offReason:
+        'The crash harness did not run: this pull request comes from a fork, whose code is not run unless the config sets `harness.forks: true`.',
+    };
+  }
+  return deps.harness(config, log);
+}
+
+/** `.github/crashprobe.yml` from the default branch, as `context.config` reads it; a missing file means the defaults. */
+export async function loadConfig(octokit: AppOctokit, owner: string, repo: string): Promise<CrashprobeConfig> {
+  let raw: unknown;
+  try {
+    ({ config: raw } = await octokit.config.get({ owner, repo, path: CONFIG_PATH }));
+  } catch (error) {
+    const status = (error as { status?: number }).status;
+    if (status) throw new GitHubApiError(`GET /repos/${owner}/${repo}/contents/${CONFIG_PATH}`, status, (error as Error).message);
+    // The plugin throws a plain Error when the YAML does not parse.
+    throw new ConfigError(CONFIG_PATH, [`(top level): not valid YAML: ${(error as Error).message.replace(/^\[@probot\/octokit-plugin-config\] /, '')}`]);
+  }
+  return parseConfig(raw ?? {}, CONFIG_PATH);
+}
+
+function configErrorOutcome(error: ConfigError) {
+  return {
+    conclusion: 'action_required' as const,
+    title: `crashprobe: ${error.source} is not valid`,
+    summary: [
+      `crashprobe did not review this pull request: \`${error.source}\` on the default branch is not valid.`,
+      '',
+      ...error.problems.map((problem) => `- \`${problem.split(': ')[0]}\`: ${problem.split(': ').slice(1).join(': ')}`),
+      '',
+      'Fix the file on the default branch (the schema is `schema/crashprobe.schema.json`), then re-run this check.',
+    ].join('\n'),
+  };
+}
+
+async function pullRequestOf(octokit: GitHubClient, payload: ReviewJob): Promise<number | undefined> {
+  if (!payload.headSha) return undefined;
+  const { data } = await githubCall(`GET /repos/${payload.owner}/${payload.repo}/commits/${payload.headSha}/pulls`, () =>
+    octokit.rest.repos.listPullRequestsAssociatedWithCommit({ owner: payload.owner, repo: payload.repo, commit_sha: payload.headSha! }),
+  );
+  return data.find((pr) => pr.state === 'open' && pr.head.sha === payload.headSha)?.number;
+}

@@ -1,0 +1,75 @@
+// Everything the App takes from its environment, read once (by main.ts) into
+// one typed object; nothing downstream reads process.env.
+import { readFileSync } from 'node:fs';
+
+export interface AppSettings {
+  appId: number;
+  privateKey: string;
+  webhookSecret: string;
+  port: number;
+  host: string;
+  webhookPath: string;
+  /** GitHub's REST root: api.github.com, or `${GHE_PROTOCOL}://${GHE_HOST}/api/v3`. */
+  baseUrl?: string;
+  /** The SQLite state file (deliveries, jobs, fingerprints, verdict cache). */
+  statePath: string;
+  /** Reviews run at once, at most. */
+  concurrency: number;
+  logLevel: 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal';
+}
+
+export class SettingsError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`crashprobe cannot start: ${problems.join('; ')}`);
+    this.name = 'SettingsError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'] as const;
+
+export function readSettings(env: Env, readFile: (path: string) => string = (p) => readFileSync(p, 'utf8')): AppSettings {
+  const problems: string[] = [];
+  const appId = Number(env.APP_ID);
+  if (!env.APP_ID || !Number.isInteger(appId) || appId <= 0) problems.push('APP_ID must be the numeric id of the GitHub App (its settings page shows it)');
+
+  let privateKey = env.PRIVATE_KEY?.replace(/\\n/g, '\n');
+  if (!privateKey && env.PRIVATE_KEY_PATH) {
+    try {
+      privateKey = readFile(env.PRIVATE_KEY_PATH);
+    } catch (error) {
+      problems.push(`PRIVATE_KEY_PATH ${env.PRIVATE_KEY_PATH} cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+    }
+  }
+  if (!privateKey && !env.PRIVATE_KEY_PATH) problems.push('set PRIVATE_KEY (the PEM text) or PRIVATE_KEY_PATH (a .pem file) to the App\'s private key');
+  else if (privateKey && !/-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(privateKey)) problems.push('the private key is not PEM: expected "-----BEGIN RSA PRIVATE KEY-----"');
+
+  if (!env.WEBHOOK_SECRET) problems.push('WEBHOOK_SECRET must be the webhook secret set in the App\'s settings');
+
+  const port = env.PORT ? Number(env.PORT) : 3000;
+  if (!Number.isInteger(port) || port < 0 || port > 65535) problems.push(`PORT must be a port number, not "${env.PORT}"`);
+
+  const concurrency = env.CRASHPROBE_CONCURRENCY ? Number(env.CRASHPROBE_CONCURRENCY) : 2;
+  if (!Number.isInteger(concurrency) || concurrency < 1) problems.push(`CRASHPROBE_CONCURRENCY must be a whole number of 1 or more, not "${env.CRASHPROBE_CONCURRENCY}"`);
+
+  const logLevel = (env.LOG_LEVEL ?? 'info') as AppSettings['logLevel'];
+  if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
+
+  const protocol = env.GHE_PROTOCOL || 'https';
+  if (protocol !== 'https' && protocol !== 'http') problems.push(`GHE_PROTOCOL must be https or http, not "${protocol}"`);
+
+  if (problems.length) throw new SettingsError(problems);
+  return {
+    appId,
+    privateKey: privateKey!,
+    webhookSecret: env.WEBHOOK_SECRET!,
+    port,
+    host: env.HOST || '0.0.0.0',
+    webhookPath: env.WEBHOOK_PATH || '/api/github/webhooks',
+    baseUrl: env.GHE_HOST ? `${protocol}://${env.GHE_HOST}/api/v3` : undefined,
+    statePath: env.CRASHPROBE_STATE || './.crashprobe/state.db',
+    concurrency,
+    logLevel,
+  };
+}

@@ -1,0 +1,142 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openState, type CrashprobeState } from '../../src/store/state.ts';
+
+let dir: string;
+let file: string;
+let clock: number;
+let state: CrashprobeState;
+const now = () => clock;
+
+beforeEach(async () => {
+  dir = await mkdtemp(path.join(os.tmpdir(), 'crashprobe-state-'));
+  file = path.join(dir, 'nested', 'state.db');
+  clock = 1_000_000;
+  state = openState(file, { now, maxAttempts: 2 });
+});
+afterEach(async () => {
+  state.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('state file', () => {
+  it('uses WAL and keeps everything across a reopen', () => {
+    expect(state.db.pragma('journal_mode', { simple: true })).toBe('wal');
+    state.recordDelivery('d-1', 'pull_request');
+    state.enqueue('octo/shop#7@abc', { n: 1 });
+    state.verdicts.set('v', '{"ok":true}');
+    state.fingerprints.record('octo/shop', 7, 'abc', ['fp-1', 'fp-2']);
+    state.close();
+    state = openState(file, { now });
+    expect(state.recordDelivery('d-1', 'pull_request')).toBe(false);
+    expect(state.jobs().map((j) => j.key)).toEqual(['octo/shop#7@abc']);
+    expect(state.verdicts.get('v')).toBe('{"ok":true}');
+    expect(state.verdicts.get('missing')).toBeUndefined();
+    expect([...state.fingerprints.posted('octo/shop', 7)].sort()).toEqual(['fp-1', 'fp-2']);
+    expect(state.fingerprints.posted('octo/shop', 8).size).toBe(0);
+  });
+});
+
+describe('deliveries and admission', () => {
+  it('records a delivery once; a redelivery queues nothing', () => {
+    const job = { key: 'octo/shop#7@abc', payload: { n: 7 } };
+    expect(state.admit('d-1', 'pull_request', job)).toBe('queued');
+    expect(state.admit('d-1', 'pull_request', job)).toBe('duplicate');
+    expect(state.admit('d-2', 'pull_request', job)).toBe('exists');
+    expect(state.admit('d-3', 'issue_comment')).toBe('ignored');
+    expect(state.jobs()).toHaveLength(1);
+  });
+
+  it('updates the verdict cache in place', () => {
+    state.verdicts.set('k', 'a');
+    state.verdicts.set('k', 'b');
+    expect(state.verdicts.get('k')).toBe('b');
+  });
+});
+
+describe('job queue', () => {
+  it('claims the oldest ready job once, and completes it', () => {
+    state.enqueue('a', {});
+    state.enqueue('b', {});
+    const first = state.claim('w1', 1000)!;
+    const second = state.claim('w2', 1000)!;
+    expect([first.key, second.key]).toEqual(['a', 'b']);
+    expect(first).toMatchObject({ status: 'running', owner: 'w1', attempts: 1, leaseUntil: clock + 1000 });
+    expect(state.claim('w3', 1000)).toBeUndefined();
+    state.complete(first.id, 'w1');
+    expect(state.job(first.id)?.status).toBe('done');
+    // A done job is not queued again under the same key.
+    expect(state.enqueue('a', {}).created).toBe(false);
+  });
+
+  it('gives a job whose worker died (lease ran out) to another worker', () => {
+    const { job } = state.enqueue('a', {});
+    state.claim('dead', 1000);
+    clock += 500;
+    expect(state.heartbeat(job.id, 'dead', 1000)).toBe(true);
+    clock += 900;
+    expect(state.claim('w2', 1000)).toBeUndefined();
+    clock += 200;
+    const again = state.claim('w2', 1000)!;
+    expect(again).toMatchObject({ id: job.id, owner: 'w2', attempts: 2 });
+    // The dead worker's late heartbeat or completion no longer counts.
+    expect(state.heartbeat(job.id, 'dead', 1000)).toBe(false);
+    state.complete(job.id, 'dead');
+    expect(state.job(job.id)?.status).toBe('running');
+  });
+
+  it('marks a job failed once its worker died on every attempt', () => {
+    const { job } = state.enqueue('a', {});
+    state.claim('w1', 10);
+    clock += 20;
+    state.claim('w2', 10);
+    clock += 20;
+    expect(state.claim('w3', 10)).toBeUndefined();
+    expect(state.job(job.id)).toMatchObject({ status: 'failed', lastError: 'its worker stopped 2 time(s) before finishing' });
+  });
+
+  it('retries a retryable failure after a delay, and gives up when attempts run out or the error is final', () => {
+    const { job } = state.enqueue('a', {});
+    state.claim('w1', 1000);
+    expect(state.fail(job.id, 'w1', 'GitHub 502', { retryable: true, retryInMs: 5000 })).toBe('pending');
+    expect(state.claim('w1', 1000)).toBeUndefined();
+    clock += 5000;
+    expect(state.claim('w1', 1000)?.attempts).toBe(2);
+    expect(state.fail(job.id, 'w1', 'GitHub 502', { retryable: true })).toBe('failed');
+    const other = state.enqueue('b', {}).job;
+    state.claim('w1', 1000);
+    expect(state.fail(other.id, 'w1', 'bad config', { retryable: false })).toBe('failed');
+    expect(state.job(other.id)?.lastError).toBe('bad config');
+  });
+
+  it('releases at once the jobs of an owner known to be dead', () => {
+    const { job } = state.enqueue('a', {});
+    state.claim('host:111', 60_000);
+    expect(state.releaseAbandoned((owner) => owner !== 'host:111')).toBe(1);
+    expect(state.claim('host:222', 60_000)).toMatchObject({ id: job.id, owner: 'host:222' });
+    expect(state.releaseAbandoned(() => true)).toBe(0);
+  });
+
+  it('remembers the check run of a job', () => {
+    const { job } = state.enqueue('a', {});
+    state.setCheckRun(job.id, 900);
+    expect(state.jobByKey('a')?.checkRunId).toBe(900);
+  });
+
+  it('lets two connections to one file claim each job once', () => {
+    const other = openState(file, { now });
+    try {
+      for (let i = 0; i < 20; i++) state.enqueue(`j${i}`, {});
+      const claimed: string[] = [];
+      for (let i = 0; i < 20; i++) {
+        const job = (i % 2 ? state : other).claim(`w${i % 2}`, 60_000);
+        if (job) claimed.push(job.key);
+      }
+      expect(new Set(claimed).size).toBe(20);
+    } finally {
+      other.close();
+    }
+  });
+});
