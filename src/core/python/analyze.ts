@@ -2,7 +2,7 @@
 // crash-safety rules' findings: the unit the review and the CLI consume.
 import type { FunctionReport, PyFunction, PyModule } from './model.ts';
 import { repoHelperResolver, type RepoIndex } from './callgraph.ts';
-import { findEffects, resolveSameModuleHelper, writesOutside, type HelperResolver } from './effects.ts';
+import { findEffects, memoizeResolver, resolveSameModuleHelper, writesOutside, type HelperResolver } from './effects.ts';
 import { listFunctions } from './functions.ts';
 import { runRules } from './rules/index.ts';
 import { detectTxStyle } from './tx-style.ts';
@@ -14,7 +14,7 @@ export interface AnalyzeOptions {
 
 /** With `repo`, helpers in other files are followed through the call graph; without, same-module helpers only. */
 export function analyzeModule(module: PyModule, repo?: RepoIndex, options: AnalyzeOptions = {}): FunctionReport[] {
-  const resolveHelper = repo?.modules.has(module.path) ? repoHelperResolver(repo) : resolveSameModuleHelper;
+  const resolveHelper = memoizeResolver(repo?.modules.has(module.path) ? repoHelperResolver(repo) : resolveSameModuleHelper);
   return (options.only ?? listFunctions(module)).map((fn) => analyzeFunction(fn, module, resolveHelper));
 }
 

@@ -23,6 +23,19 @@ export interface EffectOptions {
   resolveHelper?: HelperResolver;
 }
 
+/** Remembers each call's answer: effects and transaction style both ask about every call. */
+export function memoizeResolver(resolve: HelperResolver): HelperResolver {
+  const answers = new WeakMap<SyntaxNode, HelperTarget | null>();
+  return (call, caller, module) => {
+    let answer = answers.get(call);
+    if (answer === undefined) {
+      answer = resolve(call, caller, module) ?? null;
+      answers.set(call, answer);
+    }
+    return answer ?? undefined;
+  };
+}
+
 export const resolveSameModuleHelper: HelperResolver = (call, caller, module) => {
   const fn = resolveLocalCall(call, module, caller);
   return fn && { fn, module };

@@ -1,6 +1,7 @@
 // Module names and import bindings: what each imported name refers to, as a
 // dotted module path and, for `from m import x`, the name inside it.
 import type { PyModule, SyntaxNode } from './model.ts';
+import { moduleFacts } from './module-facts.ts';
 
 export interface ImportBinding {
   /** The name the importing module uses: `d` in `from a.b import c as d`, `a` in `import a.b`. */
@@ -29,20 +30,7 @@ function packageOf(path: string): string[] {
 
 /** Every import in the module, function-local ones included (they bind in the function, close enough here). */
 export function importBindings(module: PyModule): ImportBinding[] {
-  const bindings: ImportBinding[] = [];
-  const visit = (node: SyntaxNode): void => {
-    if (node.type === 'import_statement') bindings.push(...plainImport(node));
-    else if (node.type === 'import_from_statement') bindings.push(...fromImport(node, module.path));
-    else if (mayContainImports(node.type)) for (const child of node.namedChildren) visit(child);
-  };
-  visit(module.tree.rootNode);
-  return bindings;
-}
-
-const LEAF_STATEMENTS = new Set(['expression_statement', 'return_statement', 'pass_statement', 'comment', 'string']);
-
-function mayContainImports(type: string): boolean {
-  return !LEAF_STATEMENTS.has(type) && !type.endsWith('_expression') && type !== 'call';
+  return moduleFacts(module).imports.flatMap((node) => (node.type === 'import_statement' ? plainImport(node) : fromImport(node, module.path)));
 }
 
 function plainImport(node: SyntaxNode): ImportBinding[] {

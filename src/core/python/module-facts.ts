@@ -28,6 +28,8 @@ export interface ScopeFacts {
 export interface ModuleFacts {
   /** Keyed by the function_definition node's id; the module's top-level code (and class bodies) under MODULE_SCOPE. */
   scopes: Map<number, ScopeFacts>;
+  /** Every import statement, function-local ones included. */
+  imports: SyntaxNode[];
 }
 
 export const MODULE_SCOPE = -1;
@@ -89,6 +91,7 @@ function collect(module: PyModule): ModuleFacts {
   const scopes = new Map<number, ScopeFacts>();
   const moduleScope: ScopeFacts = { calls: [], lambdaCalls: [], modeAssignments: [], withItems: [] };
   scopes.set(MODULE_SCOPE, moduleScope);
+  const imports: SyntaxNode[] = [];
   const cursor = module.tree.walk();
   // The frames of the current node's ancestors: the scope their code belongs to and the loops around them.
   const frames: Frame[] = [{ scope: moduleScope, inLambda: false, loopDepth: 0, type: '' }];
@@ -108,6 +111,8 @@ function collect(module: PyModule): ModuleFacts {
       inLambda = true;
     } else if (type === 'call') {
       (inLambda ? scope.lambdaCalls : scope.calls).push(callFact(cursor, loopDepth));
+    } else if (type === 'import_statement' || type === 'import_from_statement') {
+      imports.push(cursor.currentNode);
     } else if (!inLambda) {
       if (type === 'with_item') scope.withItems.push(cursor.currentNode);
       else if ((type === 'assignment' || type === 'augmented_assignment') && MODE_ATTRIBUTE.test(cursor.nodeText)) {
@@ -128,5 +133,5 @@ function collect(module: PyModule): ModuleFacts {
     }
     if (done) break;
   }
-  return { scopes };
+  return { scopes, imports };
 }

@@ -72,6 +72,8 @@ export function dominantStyle(evidence: readonly TxEvidence[]): TxStyle {
 }
 
 const directCache = new WeakMap<PyFunction, readonly TxEvidence[]>();
+/** The only calls that can show a pattern: SQL execution and opening a connection. */
+const PATTERN_CALLEE = /(execute|executemany|executescript|connect)\s*$/;
 
 /** The patterns written in the function itself, in source order. Cached: helpers are asked for by every caller. */
 export function directPatterns(fn: PyFunction, module: PyModule): readonly TxEvidence[] {
@@ -79,7 +81,10 @@ export function directPatterns(fn: PyFunction, module: PyModule): readonly TxEvi
   if (cached) return cached;
   const facts = scopeFacts(module, fn.node);
   const found: { pattern: TxPattern; node: SyntaxNode }[] = [];
-  for (const { node } of facts.calls) for (const pattern of callPattern(callParts(node), module)) found.push({ pattern, node });
+  for (const { node, callee } of facts.calls) {
+    if (!PATTERN_CALLEE.test(callee)) continue;
+    for (const pattern of callPattern(callParts(node), module)) found.push({ pattern, node });
+  }
   for (const node of facts.modeAssignments) {
     const attribute = modeAttribute(node.childForFieldName('left'));
     if (attribute === 'isolation_level') found.push({ pattern: 'isolation-level-assign', node });
