@@ -24,7 +24,7 @@ export const commitWithoutBegin = defineRule({
         const facts = transactionFacts(context);
         if (facts.opens.length > 0) return;
         for (const commit of facts.commits) {
-          const committed = pendingWritesBefore(context.effects, context.effects.indexOf(commit));
+          const committed = pendingWritesBefore(context, context.effects.indexOf(commit));
           if (!severalWrites(committed, fnNode)) continue;
           const connection = callParts(commit.node).receiver?.text;
           const autocommit = connection !== undefined && setsAutocommitFor(connection, facts, commit.node);

@@ -34,8 +34,8 @@ export const ddlOutsideTransaction = defineRule({
   },
 });
 
-/** `ALTER TABLE orders`: the first three words, upper-cased keywords, placeholders kept. */
+/** `ALTER TABLE orders`: the first three words before any parenthesis, keywords upper-cased, placeholders kept. */
 function statementHead(sql: string): string {
-  const words = sql.trim().split(/\s+/).slice(0, 3);
+  const words = sql.trim().split('(')[0]!.trim().split(/\s+/).slice(0, 3);
   return words.map((word, index) => (index < 2 ? word.toUpperCase() : word)).join(' ');
 }

@@ -26,18 +26,21 @@ export const executescriptCommitsFirst = defineRule({
         const facts = transactionFacts(context);
         for (const script of facts.scripts) {
           const index = context.effects.indexOf(script);
-          const pending = pendingWritesBefore(context.effects, index).filter(
+          const pending = pendingWritesBefore(context, index).filter(
             (write) => knownWrite(write) && !mutuallyExclusive(write.node, script.node, fnNode),
           );
           if (pending.length > 0) {
             context.report({ node: script.node, messageId: 'pendingWritesCommitted', data: { count: pending.length } });
             continue;
           }
-          if (openTransactionBefore(context.effects, index)) {
+          // Ending an open transaction matters only when writes come after it, in the script or later.
+          const statements = scriptStatements(script);
+          const scriptWrites = statements.some((statement) => ['write', 'ddl'].includes(statementKind(statement)));
+          const writesFollow = scriptWrites || context.effects.slice(index + 1).some(knownWrite);
+          if (writesFollow && openTransactionBefore(context.effects, index)) {
             context.report({ node: script.node, messageId: 'openTransactionCommitted' });
             continue;
           }
-          const statements = scriptStatements(script);
           if (statements.some((statement) => ['begin', 'savepoint'].includes(statementKind(statement)))) continue;
           // IF [NOT] EXISTS schema statements re-run harmlessly; only the others can be half applied.
           const writes = statements.filter((statement) => {

@@ -5,13 +5,16 @@
 import type { Effect, SyntaxNode, TxStyleResult } from '../model.ts';
 import type { RuleContext } from './rule.ts';
 import { splitSqlStatements, statementKind } from '../sql.ts';
-import { callParts, walkFunctionBody } from '../body-walk.ts';
-import { contains, enclosingExceptClauses, mutuallyExclusive } from './syntax.ts';
+import { callParts } from '../body-walk.ts';
+import { contains, enclosingExceptClauses, isOwnCode, mutuallyExclusive } from './syntax.ts';
 
 export interface TransactionFacts {
   /** DML writes (INSERT/UPDATE/DELETE/REPLACE) and SQL that could not be resolved, which may write. */
   dmlWrites: Effect[];
-  /** Schema changes; PRAGMAs left out: they set the connection, and journal_mode cannot even run in a transaction. */
+  /**
+   * Schema changes: CREATE, ALTER, DROP. PRAGMA, ATTACH, DETACH and VACUUM are
+   * left out: they change no data, and most cannot even run inside a transaction.
+   */
   ddl: Effect[];
   scripts: Effect[];
   /** BEGIN, SAVEPOINT, or a script that begins: the function opens its own transaction. */
@@ -20,29 +23,40 @@ export interface TransactionFacts {
   rollbacks: Effect[];
   /** Where the function puts a connection into autocommit (`isolation_level = None`, `autocommit=True`). */
   autocommitNodes: SyntaxNode[];
+  /** `with conn:` statements: each commits what was written in it when the block ends. */
+  connectionBlocks: SyntaxNode[];
 }
+
+export type FactsInput = Pick<RuleContext, 'effects' | 'fn' | 'txStyle'>;
 
 const cache = new WeakMap<readonly Effect[], TransactionFacts>();
 
-export function transactionFacts(context: Pick<RuleContext, 'effects' | 'fn'>): TransactionFacts {
+export function transactionFacts(context: FactsInput): TransactionFacts {
   let facts = cache.get(context.effects);
   if (!facts) {
-    facts = computeFacts(context.effects, context.fn.node);
+    facts = computeFacts(context.effects, context.fn.node, context.txStyle);
     cache.set(context.effects, facts);
   }
   return facts;
 }
 
-function computeFacts(effects: readonly Effect[], fnNode: SyntaxNode): TransactionFacts {
+function computeFacts(effects: readonly Effect[], fnNode: SyntaxNode, txStyle: TxStyleResult): TransactionFacts {
+  // Most functions touch no database: spare them the walks below.
+  const touchesDatabase = effects.some((effect) => effect.kind.startsWith('db-'));
   return {
     dmlWrites: effects.filter((effect) => effect.kind === 'db-write'),
-    ddl: effects.filter((effect) => effect.kind === 'db-ddl' && effect.sql?.kind === 'ddl'),
+    ddl: effects.filter(isSchemaChange),
     scripts: effects.filter((effect) => effect.kind === 'db-script'),
     opens: effects.filter((effect) => effect.kind === 'db-begin' || (effect.kind === 'db-script' && scriptBegins(effect))),
     commits: effects.filter((effect) => effect.kind === 'db-commit'),
     rollbacks: effects.filter((effect) => effect.kind === 'db-rollback'),
-    autocommitNodes: autocommitSettings(fnNode),
+    autocommitNodes: touchesDatabase ? autocommitSettings(fnNode) : [],
+    connectionBlocks: touchesDatabase ? connectionBlocks(fnNode, txStyle) : [],
   };
+}
+
+function isSchemaChange(effect: Effect): boolean {
+  return effect.kind === 'db-ddl' && effect.sql?.kind === 'ddl' && /^\s*\(?\s*(create|alter|drop)\b/i.test(effect.sql.text ?? '');
 }
 
 export function scriptStatements(effect: Effect): string[] {
@@ -79,10 +93,10 @@ export function severalWrites(writes: readonly Effect[], fnNode: SyntaxNode): bo
   return false;
 }
 
-/** `3 writes`, or `2 writes, some repeated in a loop`: how a message names what a crash can split. */
+/** `3 writes`, `repeated writes` (one in a loop or executemany), `2 writes, some repeated,`: what a crash can split. */
 export function describeWrites(writes: readonly Effect[]): string {
-  const count = `${writes.length} ${writes.length === 1 ? 'write' : 'writes'}`;
-  return writes.some(repeats) ? `${count}, repeated in a loop,` : count;
+  if (!writes.some(repeats)) return `${writes.length} writes`;
+  return writes.length === 1 ? 'repeated writes' : `${writes.length} writes, some repeated,`;
 }
 
 /** The `with` item of `withStatement` that the transaction-style detector judged a connection. */
@@ -99,18 +113,14 @@ export function within(container: SyntaxNode, effect: Effect): boolean {
 
 /** `x.isolation_level = None`, `x.autocommit = True`, `connect(..., isolation_level=None | autocommit=True)`. */
 function autocommitSettings(fnNode: SyntaxNode): SyntaxNode[] {
-  const found: SyntaxNode[] = [];
-  walkFunctionBody(fnNode, (node) => {
-    if (node.type === 'assignment') {
-      const left = node.childForFieldName('left');
-      const attribute = left?.type === 'attribute' ? left.childForFieldName('attribute')?.text : undefined;
-      const right = node.childForFieldName('right')?.text;
-      if ((attribute === 'isolation_level' && right === 'None') || (attribute === 'autocommit' && right === 'True')) found.push(node);
-    } else if (node.type === 'call' && connectsInAutocommit(node)) {
-      found.push(node);
-    }
+  return fnNode.descendantsOfType(['assignment', 'call']).filter((node) => {
+    if (!isOwnCode(node, fnNode)) return false;
+    if (node.type === 'call') return connectsInAutocommit(node);
+    const left = node.childForFieldName('left');
+    const attribute = left?.type === 'attribute' ? left.childForFieldName('attribute')?.text : undefined;
+    const right = node.childForFieldName('right')?.text;
+    return (attribute === 'isolation_level' && right === 'None') || (attribute === 'autocommit' && right === 'True');
   });
-  return found;
 }
 
 /** `CREATE ... IF NOT EXISTS`, `DROP ... IF EXISTS` and TEMP objects: a re-run after a crash finds nothing to trip on. */
@@ -118,15 +128,22 @@ export function rerunSafeDdl(statement: string): boolean {
   return /\bif\s+(not\s+)?exists\b/i.test(statement) || /^\s*create\s+(temp|temporary)\b/i.test(statement);
 }
 
-/** Writes not yet committed when `before` runs: after the last commit or rollback that precedes it. */
-export function pendingWritesBefore(effects: readonly Effect[], before: number): Effect[] {
+/**
+ * Writes not yet committed when effect `before` runs: after the last commit,
+ * rollback or script before it, and not inside a `with conn:` block that has
+ * ended (and so committed) by then.
+ */
+export function pendingWritesBefore(context: FactsInput, before: number): Effect[] {
+  const { effects } = context;
+  const at = effects[before]?.node;
+  const closedBlocks = transactionFacts(context).connectionBlocks.filter((block) => at !== undefined && block.endIndex <= at.startIndex);
   let pending: Effect[] = [];
   for (let index = 0; index < before; index++) {
     const effect = effects[index]!;
     if (effect.kind === 'db-commit' || effect.kind === 'db-rollback' || effect.kind === 'db-script') pending = [];
-    else if (effect.kind === 'db-write' || (effect.kind === 'db-ddl' && effect.sql?.kind === 'ddl')) pending.push(effect);
+    else if (effect.kind === 'db-write' || isSchemaChange(effect)) pending.push(effect);
   }
-  return pending;
+  return pending.filter((effect) => !closedBlocks.some((block) => within(block, effect)));
 }
 
 export type RecordAfter = { kind: 'write'; effect: Effect } | { kind: 'commit'; effect: Effect };
@@ -138,7 +155,9 @@ export type RecordAfter = { kind: 'write'; effect: Effect } | { kind: 'commit'; 
  * effect is not in) and writes in another branch do not count: they record a
  * failure, or a different case.
  */
-export function recordAfter(effects: readonly Effect[], index: number, fnNode: SyntaxNode): RecordAfter | undefined {
+export function recordAfter(context: FactsInput, index: number): RecordAfter | undefined {
+  const { effects } = context;
+  const fnNode = context.fn.node;
   const subject = effects[index]!;
   const onSamePath = (later: Effect): boolean =>
     later.node.startIndex >= subject.node.startIndex &&
@@ -148,8 +167,26 @@ export function recordAfter(effects: readonly Effect[], index: number, fnNode: S
   const write = later.find((effect) => effect.kind === 'db-write' && effect.sql?.kind === 'write');
   if (write) return { kind: 'write', effect: write };
   const commit = later.find((effect) => effect.kind === 'db-commit');
-  if (commit && pendingWritesBefore(effects, index).some(knownWrite)) return { kind: 'commit', effect: commit };
+  if (commit && pendingWritesBefore(context, index).some(knownWrite)) return { kind: 'commit', effect: commit };
   return undefined;
+}
+
+export interface RecordedLater {
+  effect: Effect;
+  index: number;
+  record: RecordAfter;
+  /** `{ call, recordLine }` for a message: what happened first, and where the record comes. */
+  data: { call: string; recordLine: number };
+}
+
+/** The effects that `matches` and that the database records only later (see recordAfter), in source order. */
+export function recordedLater(context: FactsInput, matches: (effect: Effect) => boolean): RecordedLater[] {
+  const found: RecordedLater[] = [];
+  context.effects.forEach((effect, index) => {
+    const record = matches(effect) ? recordAfter(context, index) : undefined;
+    if (record) found.push({ effect, index, record, data: { call: `${effect.call}()`, recordLine: record.effect.range.startLine } });
+  });
+  return found;
 }
 
 function onErrorPathOnly(node: SyntaxNode, subject: SyntaxNode, fnNode: SyntaxNode): boolean {
@@ -184,4 +221,8 @@ export function connectKeyword(node: SyntaxNode, name: string): string | undefin
   if (node.type !== 'call') return undefined;
   const parts = callParts(node);
   return parts.method === 'connect' ? parts.keywords.get(name)?.text : undefined;
+}
+
+function connectionBlocks(fnNode: SyntaxNode, txStyle: TxStyleResult): SyntaxNode[] {
+  return fnNode.descendantsOfType('with_statement').filter((node) => isOwnCode(node, fnNode) && connectionItem(node, txStyle));
 }

@@ -1,6 +1,6 @@
 import type { SyntaxNode } from '../model.ts';
 import { callParts } from '../body-walk.ts';
-import { recordAfter } from './facts.ts';
+import { recordedLater } from './facts.ts';
 import { defineRule } from './rule.ts';
 import { isTemporaryPath } from './syntax.ts';
 
@@ -19,19 +19,11 @@ export const fileDeletedBeforeRecord = defineRule({
     hint: 'Delete or update the record and commit first, then delete the file: a crash then leaves at most an orphaned file, which a cleanup can remove.',
   },
   create(context) {
-    const fnNode = context.fn.node;
     return {
       'function:exit'() {
-        context.effects.forEach((effect, index) => {
-          if (effect.kind !== 'file-delete' || deletesTemporary(effect.node)) return;
-          const record = recordAfter(context.effects, index, fnNode);
-          if (!record) return;
-          context.report({
-            node: effect.node,
-            messageId: record.kind === 'write' ? 'deletedBeforeRecord' : 'deletedBeforeCommit',
-            data: { call: `${effect.call}()`, recordLine: record.effect.range.startLine },
-          });
-        });
+        for (const { effect, record, data } of recordedLater(context, (effect) => effect.kind === 'file-delete' && !deletesTemporary(effect.node))) {
+          context.report({ node: effect.node, messageId: record.kind === 'write' ? 'deletedBeforeRecord' : 'deletedBeforeCommit', data });
+        }
       },
     };
   },

@@ -1,5 +1,5 @@
 import type { Effect } from '../model.ts';
-import { pendingWritesBefore, recordAfter } from './facts.ts';
+import { pendingWritesBefore, recordedLater, type FactsInput } from './facts.ts';
 import { defineRule } from './rule.ts';
 
 export const sendBeforeRecord = defineRule({
@@ -17,19 +17,12 @@ export const sendBeforeRecord = defineRule({
     hint: 'Pass a stable idempotency key (the request or row id), or record the send as claimed and commit before sending.',
   },
   create(context) {
-    const fnNode = context.fn.node;
     return {
       'function:exit'() {
-        context.effects.forEach((send, index) => {
-          if (send.kind !== 'send' || send.idempotencyKey) return;
-          const record = recordAfter(context.effects, index, fnNode);
-          if (!record || claimedBeforeSend(context.effects, index, record.effect)) return;
-          context.report({
-            node: send.node,
-            messageId: record.kind === 'write' ? 'sendBeforeRecord' : 'sendBeforeCommit',
-            data: { call: `${send.call}()`, recordLine: record.effect.range.startLine },
-          });
-        });
+        for (const { effect, index, record, data } of recordedLater(context, (effect) => effect.kind === 'send' && !effect.idempotencyKey)) {
+          if (claimedBeforeSend(context, index, record.effect)) continue;
+          context.report({ node: effect.node, messageId: record.kind === 'write' ? 'sendBeforeRecord' : 'sendBeforeCommit', data });
+        }
       },
     };
   },
@@ -40,12 +33,13 @@ export const sendBeforeRecord = defineRule({
  * mark committed before the send, so a re-run sees the claim and does not
  * send again. At most once, by design.
  */
-function claimedBeforeSend(effects: readonly Effect[], sendIndex: number, record: Effect): boolean {
+function claimedBeforeSend(context: FactsInput, sendIndex: number, record: Effect): boolean {
+  const { effects } = context;
   const recordTables = new Set(record.sql?.tables ?? []);
   const beforeSend = effects.slice(0, sendIndex);
   const lastCommit = beforeSend.map((effect) => effect.kind).lastIndexOf('db-commit');
   const marked = beforeSend
     .slice(0, Math.max(lastCommit, 0))
     .some((effect) => effect.kind === 'db-write' && (effect.sql?.tables ?? []).some((table) => recordTables.has(table)));
-  return marked && pendingWritesBefore(effects, sendIndex).length === 0;
+  return marked && pendingWritesBefore(context, sendIndex).length === 0;
 }

@@ -1,5 +1,4 @@
-import type { SyntaxNode } from '../model.ts';
-import { connectionItem, describeWrites, setsAutocommitFor, severalWrites, transactionFacts, within } from './facts.ts';
+import { describeWrites, setsAutocommitFor, severalWrites, transactionFacts, within } from './facts.ts';
 import { defineRule } from './rule.ts';
 import { callParts } from '../body-walk.ts';
 
@@ -20,17 +19,13 @@ export const writesRelyOnImplicitTransaction = defineRule({
   },
   create(context) {
     const fnNode = context.fn.node;
-    const connectionBlocks: SyntaxNode[] = [];
     return {
-      with_statement(node) {
-        // A `with conn:` block commits at its end and has a rule of its own.
-        if (connectionItem(node, context.txStyle)) connectionBlocks.push(node);
-      },
       'function:exit'() {
         const facts = transactionFacts(context);
         // A function that commits owns the transaction's end: commit-without-begin speaks for it.
         if (facts.opens.length > 0 || facts.commits.length > 0) return;
-        const writes = facts.dmlWrites.filter((write) => !connectionBlocks.some((block) => within(block, write)));
+        // Writes in a `with conn:` block are with-conn-opens-no-transaction's to speak for.
+        const writes = facts.dmlWrites.filter((write) => !facts.connectionBlocks.some((block) => within(block, write)));
         if (!severalWrites(writes, fnNode)) return;
         const first = writes[0]!;
         const connection = callParts(first.node).receiver?.text;

@@ -58,6 +58,16 @@ testRule(commitInLoop, {
                 callbacks.append(save)
       `,
     },
+    {
+      name: 'an in-memory database: a crash leaves nothing behind (stdlib test_regression.py)',
+      code: `
+        def test_commit_cursor_reset(self):
+            con = sqlite.connect(":memory:")
+            for i, row in enumerate(con.execute("select c from t")):
+                con.execute("insert into t2(c) values (?)", (i,))
+                con.commit()
+      `,
+    },
   ],
   invalid: [
     {

@@ -1,41 +1,20 @@
 import { commitWithoutBegin } from '../../../../src/core/python/rules/commit-without-begin.ts';
 import { testRule } from './rule-tester.ts';
+import { AUTOCOMMIT_THEN_BEGIN, refund } from './snippets.ts';
 
 testRule(commitWithoutBegin, {
   valid: [
     {
       name: 'BEGIN ... commit()',
-      code: `
-        def refund_order(conn, order_id):
-            conn.execute("BEGIN")
-            conn.execute("UPDATE customers SET credit = credit + 1 WHERE id = ?", (order_id,))
-            conn.execute("UPDATE orders SET status = 'refunded' WHERE id = ?", (order_id,))
-            conn.commit()
-      `,
+      code: refund({ before: ['conn.execute("BEGIN")'], after: ['conn.commit()'] }),
     },
     {
       name: 'BEGIN only when no transaction is open (composes with a caller)',
-      code: `
-        def refund_order(conn, order_id):
-            own = not conn.in_transaction
-            if own:
-                conn.execute("BEGIN")
-            conn.execute("UPDATE customers SET credit = credit + 1 WHERE id = ?", (order_id,))
-            conn.execute("UPDATE orders SET status = 'refunded' WHERE id = ?", (order_id,))
-            if own:
-                conn.commit()
-      `,
+      code: refund({ before: ['own = not conn.in_transaction', 'if own:', '    conn.execute("BEGIN")'], after: ['if own:', '    conn.commit()'] }),
     },
     {
       name: 'isolation_level=None and BEGIN IMMEDIATE',
-      code: `
-        def refund_order(path, order_id):
-            conn = sqlite3.connect(path, isolation_level=None)
-            conn.execute("BEGIN IMMEDIATE")
-            conn.execute("UPDATE customers SET credit = credit + 1 WHERE id = ?", (order_id,))
-            conn.execute("UPDATE orders SET status = 'refunded' WHERE id = ?", (order_id,))
-            conn.commit()
-      `,
+      code: refund({ params: 'path, order_id', before: AUTOCOMMIT_THEN_BEGIN, after: ['conn.commit()'] }),
     },
     {
       name: 'one write then commit: nothing for a crash to split',
@@ -63,6 +42,31 @@ testRule(commitWithoutBegin, {
             else:
                 conn.execute("DELETE FROM flags WHERE key = ?", (key,))
                 conn.commit()
+      `,
+    },
+    {
+      name: 'chained assignment to an in-memory connection (stdlib test_backup.py)',
+      code: `
+        class BackupTests:
+            def setUp(self):
+                cx = self.cx = sqlite.connect(":memory:")
+                cx.execute('CREATE TABLE foo (key INTEGER)')
+                cx.executemany('INSERT INTO foo (key) VALUES (?)', [(3,), (4,)])
+                cx.commit()
+      `,
+    },
+    {
+      name: 'an in-memory connection set up in the class’s setUp, through closing() and a cursor',
+      code: `
+        class T:
+            def setUp(self):
+                self.cx = closing(sqlite3.connect(":memory:"))
+                self.cu = self.cx.cursor()
+
+            def test_insert(self):
+                self.cu.execute("insert into test(name) values ('a')")
+                self.cu.execute("insert into test(name) values ('b')")
+                self.cx.commit()
       `,
     },
   ],

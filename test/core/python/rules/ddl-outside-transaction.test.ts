@@ -55,6 +55,35 @@ testRule(ddlOutsideTransaction, {
             conn.execute("INSERT INTO log (event) VALUES ('open')")
       `,
     },
+    {
+      name: 'ATTACH cannot run in a transaction at all (stdlib test_backup.py)',
+      code: `
+        def test_database_source_name(self):
+            self.cx.execute("ATTACH DATABASE 'other.db' AS attached_db")
+            self.cx.execute("INSERT INTO attached_db.foo (key) VALUES (3)")
+            self.cx.commit()
+      `,
+    },
+    {
+      name: 'VACUUM cannot run in a transaction either (stdlib test_dbapi.py)',
+      code: `
+        def test_rowcount_vacuum(self):
+            self.cu.executemany("insert into test(income) values(?)", data)
+            self.cx.commit()
+            self.cu.execute("vacuum")
+      `,
+    },
+    {
+      name: 'an in-memory database dies with the process (stdlib test_sqlite3)',
+      code: `
+        def test_statement_reset(self):
+            con = sqlite.connect(":memory:", cached_statements=5)
+            cursors = [con.cursor() for x in range(5)]
+            cursors[0].execute("create table test(x)")
+            for i in range(10):
+                cursors[0].executemany("insert into test(x) values (?)", [(x,) for x in range(10)])
+      `,
+    },
   ],
   invalid: [
     {

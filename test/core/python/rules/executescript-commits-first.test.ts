@@ -51,6 +51,26 @@ testRule(executescriptCommitsFirst, {
             conn.executescript("DELETE FROM cache;")
       `,
     },
+    {
+      name: 'a read-only script after BEGIN, and no writes after it (stdlib test_dbapi.py)',
+      code: `
+        def test_cursor_executescript_tx_control(self, path):
+            con = sqlite.connect(path)
+            con.execute("begin")
+            con.executescript("select 1")
+            self.assertFalse(con.in_transaction)
+      `,
+    },
+    {
+      name: 'writes in a with conn: block were committed when it ended (stdlib test_regression.py)',
+      code: `
+        def step_through(con, values):
+            with con:
+                con.execute("create table t(t)")
+                con.executemany("insert into t values(?)", values)
+            con.executescript("select step(t) from t")
+      `,
+    },
   ],
   invalid: [
     {
@@ -68,6 +88,7 @@ testRule(executescriptCommitsFirst, {
         def migrate(conn):
             conn.execute("BEGIN")
             conn.executescript("CREATE TABLE IF NOT EXISTS audit (id INTEGER);")
+            conn.execute("INSERT INTO audit (id) VALUES (1)")
             conn.execute("COMMIT")
       `,
       errors: [{ messageId: 'openTransactionCommitted', line: 3 }],

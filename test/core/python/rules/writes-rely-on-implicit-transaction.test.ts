@@ -1,50 +1,24 @@
 import { writesRelyOnImplicitTransaction } from '../../../../src/core/python/rules/writes-rely-on-implicit-transaction.ts';
 import { testRule } from './rule-tester.ts';
+import { AUTOCOMMIT_THEN_BEGIN, refund } from './snippets.ts';
 
 testRule(writesRelyOnImplicitTransaction, {
   valid: [
     {
       name: 'explicit BEGIN ... COMMIT',
-      code: `
-        def refund_order(conn, order_id):
-            conn.execute("BEGIN")
-            conn.execute("UPDATE customers SET credit = credit + 1 WHERE id = ?", (order_id,))
-            conn.execute("UPDATE orders SET status = 'refunded' WHERE id = ?", (order_id,))
-            conn.execute("COMMIT")
-      `,
+      code: refund({ before: ['conn.execute("BEGIN")'], after: ['conn.execute("COMMIT")'] }),
     },
     {
       name: 'SAVEPOINT when a caller\u2019s transaction may be open',
-      code: `
-        def refund_order(conn, order_id):
-            conn.execute("SAVEPOINT refund")
-            conn.execute("UPDATE customers SET credit = credit + 1 WHERE id = ?", (order_id,))
-            conn.execute("UPDATE orders SET status = 'refunded' WHERE id = ?", (order_id,))
-            conn.execute("RELEASE refund")
-      `,
+      code: refund({ before: ['conn.execute("SAVEPOINT refund")'], after: ['conn.execute("RELEASE refund")'] }),
     },
     {
       name: 'isolation_level=None with an explicit BEGIN',
-      code: `
-        def refund_order(path, order_id):
-            conn = sqlite3.connect(path, isolation_level=None)
-            conn.execute("BEGIN IMMEDIATE")
-            conn.execute("UPDATE customers SET credit = credit + 1 WHERE id = ?", (order_id,))
-            conn.execute("UPDATE orders SET status = 'refunded' WHERE id = ?", (order_id,))
-            conn.execute("COMMIT")
-      `,
+      code: refund({ params: 'path, order_id', before: AUTOCOMMIT_THEN_BEGIN, after: ['conn.execute("COMMIT")'] }),
     },
     {
       name: 'a BEGIN issued by a helper',
-      code: `
-        def begin(conn):
-            conn.execute("BEGIN")
-
-        def refund_order(conn, order_id):
-            begin(conn)
-            conn.execute("UPDATE customers SET credit = credit + 1 WHERE id = ?", (order_id,))
-            conn.execute("UPDATE orders SET status = 'refunded' WHERE id = ?", (order_id,))
-      `,
+      code: 'def begin(conn):\n    conn.execute("BEGIN")\n\n' + refund({ before: ['begin(conn)'] }),
     },
     {
       name: 'one write',
@@ -82,11 +56,32 @@ testRule(writesRelyOnImplicitTransaction, {
     },
     {
       name: 'a function that commits is commit-without-begin\u2019s',
+      code: refund({ after: ['conn.commit()'] }),
+    },
+    {
+      name: 'a nested generator writing through the in-memory cursor (stdlib test_regression.py)',
       code: `
-        def refund_order(conn, order_id):
-            conn.execute("UPDATE customers SET credit = credit + 1 WHERE id = ?", (order_id,))
-            conn.execute("UPDATE orders SET status = 'refunded' WHERE id = ?", (order_id,))
-            conn.commit()
+        def test_recursive_cursor_use(self):
+            con = sqlite.connect(":memory:")
+            cur = con.cursor()
+            def foo():
+                cur.execute("insert into a (bar) values (?)", (1,))
+                yield 1
+            cur.executemany("insert into b (baz) values (?)", ((i,) for i in foo()))
+      `,
+    },
+    {
+      name: 'an in-memory connection from a same-module helper (stdlib memory_database())',
+      code: `
+        def memory_database(*args, **kwargs):
+            cx = sqlite.connect(":memory:", *args, **kwargs)
+            return contextlib.closing(cx)
+
+        def test_blob_closed(self):
+            with memory_database() as cx:
+                cx.execute("create table test(b blob)")
+                cx.execute("insert into test values (zeroblob(100))")
+                cx.execute("insert into test values (zeroblob(100))")
       `,
     },
   ],

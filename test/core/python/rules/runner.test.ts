@@ -1,0 +1,131 @@
+import { describe, expect, it } from 'vitest';
+import { rules, runRules, ruleById } from '../../../../src/core/python/rules/index.ts';
+import { defineRule } from '../../../../src/core/python/rules/rule.ts';
+import { parseModule } from '../../../../src/core/python/parse.ts';
+import { listFunctions } from '../../../../src/core/python/functions.ts';
+import { findEffects } from '../../../../src/core/python/effects.ts';
+import { detectTxStyle } from '../../../../src/core/python/tx-style.ts';
+import { dedent, lint } from './rule-tester.ts';
+import { refund } from './snippets.ts';
+import { readdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+const REFUND = refund({ after: ['conn.commit()'] });
+
+describe('the rule registry', () => {
+  it('has one file and one test per rule, named by the rule id', () => {
+    const here = fileURLToPath(new URL('.', import.meta.url));
+    const source = fileURLToPath(new URL('../../../../src/core/python/rules/', import.meta.url));
+    const ids = rules.map((rule) => rule.meta.id).sort();
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const id of ids) {
+      expect(readdirSync(source)).toContain(`${id}.ts`);
+      expect(readdirSync(here)).toContain(`${id}.test.ts`);
+    }
+    expect(ruleById('commit-in-loop')?.meta.id).toBe('commit-in-loop');
+  });
+
+  it('gives every rule a one-line description, hint and messages', () => {
+    for (const rule of rules) {
+      for (const text of [rule.meta.description, rule.meta.hint, ...Object.values<string>(rule.meta.messages)]) {
+        expect(text).not.toMatch(/\n/);
+        expect(text.length).toBeGreaterThan(10);
+      }
+    }
+  });
+});
+
+describe('runRules', () => {
+  it('fills the finding from the rule: message with data, severity, hint, function, exact range', () => {
+    const [finding] = lint(REFUND, [ruleById('commit-without-begin')!], 'shop/refunds.py');
+    expect(finding).toMatchObject({
+      ruleId: 'commit-without-begin',
+      messageId: 'commitWithoutBegin',
+      severity: 'warning',
+      path: 'shop/refunds.py',
+      function: 'refund_order',
+      range: { startLine: 4, startColumn: 4, endLine: 4, endColumn: 17 },
+      hint: ruleById('commit-without-begin')!.meta.hint,
+    });
+    expect(finding!.message).toContain('its 2 writes are held together');
+    expect(finding!.id).toMatch(/^commit-without-begin:[0-9a-f]{16}$/);
+  });
+
+  it('uses the message\u2019s own severity when the rule gives one', () => {
+    const [finding] = lint(
+      `
+      def f(conn):
+          conn.isolation_level = None
+          conn.execute("DELETE FROM a")
+          conn.execute("DELETE FROM b")
+          conn.commit()
+      `,
+      [ruleById('commit-without-begin')!],
+    );
+    expect([finding!.messageId, finding!.severity]).toEqual(['commitInAutocommit', 'error']);
+  });
+
+  it('keeps a finding\u2019s id when code moves, and changes it when the reported code changes', () => {
+    const [before] = lint(REFUND);
+    const [moved] = lint(`\n\nimport os\n\n${dedent(REFUND)}`);
+    const [reformatted] = lint(REFUND.replace('conn.commit()', 'conn.commit(  )  # done'));
+    const [renamed] = lint(REFUND.replace('conn.commit()', 'db.commit()').replace('(conn, order_id)', '(db, order_id)').replaceAll('conn.execute', 'db.execute'));
+    expect(moved!.range.startLine).not.toBe(before!.range.startLine);
+    expect(moved!.id).toBe(before!.id);
+    expect(reformatted!.id).toBe(before!.id);
+    expect(renamed!.id).not.toBe(before!.id);
+    expect(lint(REFUND, undefined, 'other.py')[0]!.id).not.toBe(before!.id);
+  });
+
+  it('tells apart two identical reported lines in one function', () => {
+    const findings = lint(
+      `
+      def drain(conn, a, b):
+          for x in a:
+              conn.execute("DELETE FROM q WHERE id = ?", (x,))
+              conn.commit()
+          for x in b:
+              conn.execute("DELETE FROM q WHERE id = ?", (x,))
+              conn.commit()
+      `,
+      [ruleById('commit-in-loop')!],
+    );
+    expect(findings.map((finding) => finding.range.startLine)).toEqual([4, 7]);
+    expect(findings[0]!.id).not.toBe(findings[1]!.id);
+  });
+
+  it('judges a nested function\u2019s effects once, as its own', () => {
+    const findings = lint(`
+      def outer(conn):
+          def inner():
+              conn.execute("DELETE FROM a")
+              conn.execute("DELETE FROM b")
+          return inner
+    `);
+    expect(findings.map((finding) => [finding.function, finding.ruleId])).toEqual([['outer.inner', 'writes-rely-on-implicit-transaction']]);
+  });
+
+  it('sorts by position and runs every rule by default', () => {
+    const findings = lint(`
+      def mark_paid(conn, mailer, order_id):
+          mailer.send(to="a@b.c", subject="Paid")
+          conn.execute("UPDATE orders SET status = 'paid' WHERE id = ?", (order_id,))
+          conn.execute("INSERT INTO events (order_id) VALUES (?)", (order_id,))
+          conn.commit()
+    `);
+    expect(findings.map((finding) => [finding.range.startLine, finding.ruleId])).toEqual([
+      [2, 'send-before-record'],
+      [5, 'commit-without-begin'],
+    ]);
+  });
+
+  it('rejects a report with a message id the rule does not define', () => {
+    const broken = defineRule<string>({
+      meta: { id: 'broken', description: 'reports nonsense', category: 'file', severity: 'info', messages: { real: 'a real message' }, hint: 'none' },
+      create: (context) => ({ 'function:exit': () => context.report({ node: context.fn.node, messageId: 'typo' }) }),
+    });
+    const module = parseModule('x.py', 'def f():\n    pass\n');
+    const fn = listFunctions(module)[0]!;
+    expect(() => runRules({ module, fn, effects: findEffects(fn, module), txStyle: detectTxStyle(fn, module) }, { rules: [broken] })).toThrow(/typo/);
+  });
+});

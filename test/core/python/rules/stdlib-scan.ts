@@ -1,0 +1,53 @@
+// Runs every rule over a tree of Python files (by default the standard
+// library of `python3`), the repository-wide call graph behind it, and prints
+// each finding of the sqlite-transaction rules and a count per rule. The
+// false-positive review of the sqlite rules starts here:
+//   npx tsx test/core/python/rules/stdlib-scan.ts [root ...] [--all]
+// `--all` prints the findings of every rule, not only the sqlite ones.
+import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { parseModule } from '../../../../src/core/python/parse.ts';
+import { scanRepository } from '../../../../src/core/python/scan.ts';
+import { rules } from '../../../../src/core/python/rules/index.ts';
+
+const args = process.argv.slice(2);
+const printAll = args.includes('--all');
+const roots = args.filter((arg) => !arg.startsWith('--'));
+if (roots.length === 0) {
+  roots.push(execFileSync('python3', ['-c', "import sysconfig;print(sysconfig.get_paths()['stdlib'])"], { encoding: 'utf8' }).trim());
+}
+
+function pythonFiles(dir: string, out: string[] = []): string[] {
+  for (const name of readdirSync(dir)) {
+    // Third-party packages installed beside the standard library are not it.
+    if (name === 'site-packages' || name === '__pycache__') continue;
+    const path = join(dir, name);
+    const stat = statSync(path, { throwIfNoEntry: false });
+    if (stat?.isDirectory()) pythonFiles(path, out);
+    else if (name.endsWith('.py')) out.push(path);
+  }
+  return out;
+}
+
+const sqliteRules = new Set(rules.filter((rule) => rule.meta.category === 'sqlite-transaction').map((rule) => rule.meta.id));
+const counts = new Map<string, number>(rules.map((rule) => [rule.meta.id, 0]));
+let fileCount = 0;
+for (const root of roots) {
+  const files = pythonFiles(root);
+  fileCount += files.length;
+  const modules = files.map((file) => parseModule(relative(root, file), readFileSync(file)));
+  const { files: scanned } = scanRepository(modules);
+  for (const file of scanned) {
+    for (const report of file.reports) {
+      for (const finding of report.findings) {
+        counts.set(finding.ruleId, (counts.get(finding.ruleId) ?? 0) + 1);
+        if (printAll || sqliteRules.has(finding.ruleId)) {
+          console.log(`${root}/${finding.path}:${finding.range.startLine} ${finding.ruleId}/${finding.messageId} [${finding.function}] ${finding.message}`);
+        }
+      }
+    }
+  }
+}
+console.log(`\n${fileCount} files`);
+for (const [ruleId, count] of counts) console.log(`${sqliteRules.has(ruleId) ? 'sqlite' : 'other '} ${ruleId}: ${count}`);
