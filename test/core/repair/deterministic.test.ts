@@ -1,0 +1,121 @@
+// The deterministic repairs as text: each strategy on a small function, the
+// helper added once per module, style and indentation kept. (Whether the repairs
+// hold is the crash test's job: reference-suite.test.ts.)
+import { describe, expect, it } from 'vitest';
+import { analyzeModule } from '../../../src/core/python/analyze.ts';
+import { parseModule } from '../../../src/core/python/parse.ts';
+import { deterministicRepair } from '../../../src/core/repair/deterministic.ts';
+import { applyAnswer, parseAnswer } from '../../../src/core/repair/llm-repair.ts';
+import { changedRegion, unifiedDiff } from '../../../src/core/repair/patch.ts';
+
+function repair(source: string, qualname: string, resumable = false) {
+  const module = parseModule('app/mod.py', source);
+  const report = analyzeModule(module).find((r) => r.fn.qualname === qualname)!;
+  return deterministicRepair({ module, qualname, ruleIds: new Set(report.findings.map((f) => f.ruleId)), resumable });
+}
+
+const bodyOf = (source: string, name: string) => source.slice(source.indexOf(`def ${name}`));
+
+describe('deterministic repairs', () => {
+  it('gives writes committed without BEGIN their own transaction, replacing the bare commit()', () => {
+    const out = repair(
+      ['def refund(conn, order_id):', '  conn.execute("UPDATE orders SET status = ? WHERE id = ?", ("refunded", order_id))', '  conn.execute("INSERT INTO refunds (order_id) VALUES (?)", (order_id,))', '  conn.commit()', ''].join('\n'),
+      'refund',
+    )!;
+    expect(out.strategies).toEqual(['own-transaction']);
+    expect(bodyOf(out.source, 'refund')).toBe(
+      ['def refund(conn, order_id):', '  with _own_transaction(conn):', '    conn.execute("UPDATE orders SET status = ? WHERE id = ?", ("refunded", order_id))', '    conn.execute("INSERT INTO refunds (order_id) VALUES (?)", (order_id,))', ''].join('\n'),
+    );
+    // The module's two-space indent is kept in the helper too; BEGIN, or a SAVEPOINT inside a caller's transaction.
+    expect(out.source).toContain('  def __enter__(self):\n    self.savepoint = self.conn.in_transaction');
+    expect(out.source).toContain('"SAVEPOINT own_transaction" if self.savepoint else "BEGIN IMMEDIATE"');
+  });
+
+  it('turns `with conn:` into the helper, and adds the helper once per module', () => {
+    const source = [
+      'def a(conn):', '    with conn:', '        conn.execute("INSERT INTO t VALUES (1)")', '        conn.execute("INSERT INTO u VALUES (1)")', '',
+      '', 'def b(conn):', '    with conn:', '        conn.execute("INSERT INTO t VALUES (2)")', '        conn.execute("INSERT INTO u VALUES (2)")', '',
+    ].join('\n');
+    const first = repair(source, 'a')!;
+    expect(first.source).toContain('def a(conn):\n    with _own_transaction(conn):\n');
+    const second = repair(first.source, 'b')!;
+    expect(second.source.match(/class _own_transaction/g)).toHaveLength(1);
+    expect(second.source).toContain('def b(conn):\n    with _own_transaction(conn):\n');
+  });
+
+  it('keeps a multi-line string exactly as written when it re-indents', () => {
+    const out = repair(['def f(conn):', '    conn.execute("""', 'UPDATE t SET x = 1', '""")', '    conn.execute("UPDATE u SET y = 1")', '    conn.commit()', ''].join('\n'), 'f')!;
+    expect(bodyOf(out.source, 'f')).toBe(['def f(conn):', '    with _own_transaction(conn):', '        conn.execute("""', 'UPDATE t SET x = 1', '""")', '        conn.execute("UPDATE u SET y = 1")', ''].join('\n'));
+  });
+
+  it('makes per-item commits one transaction around the loop, or one per item for a resumable job', () => {
+    const source = ['def run(conn, jobs):', '    for job in jobs:', '        conn.execute("UPDATE jobs SET done = 1 WHERE id = ?", (job,))', '        conn.commit()', '    return len(jobs)', ''].join('\n');
+    expect(bodyOf(repair(source, 'run')!.source, 'run')).toBe(
+      ['def run(conn, jobs):', '    with _own_transaction(conn):', '        for job in jobs:', '            conn.execute("UPDATE jobs SET done = 1 WHERE id = ?", (job,))', '    return len(jobs)', ''].join('\n'),
+    );
+    expect(bodyOf(repair(source, 'run', true)!.source, 'run')).toBe(
+      ['def run(conn, jobs):', '    for job in jobs:', '        with _own_transaction(conn):', '            conn.execute("UPDATE jobs SET done = 1 WHERE id = ?", (job,))', '    return len(jobs)', ''].join('\n'),
+    );
+  });
+
+  it('passes an idempotency key derived from the row that records the send (Figure 3)', () => {
+    const out = repair(
+      ['def mark(conn, mailer, order_id):', '    mailer.send(', '        "a@b.c",', '        "Receipt",', '    )', '    conn.execute("UPDATE orders SET paid = 1 WHERE id = ?", (order_id,))', '    conn.commit()', ''].join('\n'),
+      'mark',
+    )!;
+    expect(out.strategies[0]).toBe('idempotency-key');
+    expect(out.source).toContain('        "Receipt",\n        idempotency_key=f"orders-{order_id}",\n    )');
+  });
+
+  it('rewrites a file through a temporary file, fsync and os.replace, importing os', () => {
+    const out = repair(['import json', '', '', 'def save(path, data):', '    with open(path, "w") as f:', '        json.dump(data, f)', ''].join('\n'), 'save')!;
+    expect(out.source).toBe(
+      ['import json', 'import os', '', '', 'def save(path, data):', '    tmp_path = f"{path}.tmp"', '    with open(tmp_path, "w") as f:', '        json.dump(data, f)', '        f.flush()', '        os.fsync(f.fileno())', '    os.replace(tmp_path, path)', ''].join('\n'),
+    );
+  });
+
+  it('deletes the file after the commit that removes its row', () => {
+    const out = repair(
+      ['import os', '', '', 'def drop(conn, path, i):', '    os.remove(path)', '    conn.execute("DELETE FROM files WHERE id = ?", (i,))', '    conn.execute("UPDATE folders SET n = n - 1")', '    conn.commit()', '    return True', ''].join('\n'),
+      'drop',
+    )!;
+    expect(out.strategies).toEqual(['record-before-delete', 'own-transaction']);
+    expect(bodyOf(out.source, 'drop')).toBe(
+      ['def drop(conn, path, i):', '    with _own_transaction(conn):', '        conn.execute("DELETE FROM files WHERE id = ?", (i,))', '        conn.execute("UPDATE folders SET n = n - 1")', '    os.remove(path)', '    return True', ''].join('\n'),
+    );
+  });
+
+  it('leaves alone a function that manages its own transaction', () => {
+    expect(repair(['def f(conn):', '    conn.execute("BEGIN")', '    conn.execute("INSERT INTO t VALUES (1)")', '    conn.commit()', ''].join('\n'), 'f')).toBeUndefined();
+  });
+});
+
+describe('LLM answers', () => {
+  const module = parseModule('app/mod.py', ['import json', '', '', 'class Jobs:', '    def run(self, conn):', '        conn.commit()', ''].join('\n'));
+
+  it('validates the JSON and puts the new function where the old one was, re-indented', () => {
+    const parsed = parseAnswer('Here you go:\n{"function": "def run(self, conn):\\n    with conn:\\n        pass", "imports": ["import os"], "explanation": "x"}');
+    expect(parsed.success).toBe(true);
+    const applied = applyAnswer(module, 'Jobs.run', (parsed as { data: never }).data);
+    expect(applied).toEqual({ source: ['import json', 'import os', '', '', 'class Jobs:', '    def run(self, conn):', '        with conn:', '            pass', ''].join('\n') });
+  });
+
+  it('says what is wrong with an answer it cannot use', () => {
+    expect(parseAnswer('{}')).toMatchObject({ success: false, error: expect.stringContaining('function') });
+    expect(parseAnswer('no json')).toMatchObject({ success: false });
+    expect(applyAnswer(module, 'Jobs.run', { function: 'def other():\n    pass', imports: [], explanation: '' })).toEqual({ problem: 'the answer does not define run()' });
+  });
+});
+
+describe('the repair as the review shows it', () => {
+  it('finds the one changed region and renders it as a unified diff', () => {
+    const before = 'a\nb\nc\nd\n';
+    const after = 'a\nB\nB2\nc\nd\n';
+    expect(changedRegion(before, after)).toEqual({ startLine: 2, endLine: 2, text: 'B\nB2' });
+    expect(unifiedDiff('x.py', before, after)).toBe(['--- a/x.py', '+++ b/x.py', '@@ -1,5 +1,6 @@', ' a', '-b', '+B', '+B2', ' c', ' d', ' '].join('\n'));
+  });
+
+  it('takes the line above for a pure insertion, so the suggestion replaces at least one line', () => {
+    expect(changedRegion('a\nb\n', 'a\nnew\nb\n')).toEqual({ startLine: 1, endLine: 1, text: 'a\nnew' });
+  });
+});
