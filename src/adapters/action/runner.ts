@@ -1,7 +1,7 @@
 // One Action run: event → config → review → posted review (or annotations on a
 // read-only token) → job summary, outputs, SARIF → exit code.
 import { existsSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { CrashprobeConfig } from '../../core/config/schema.ts';
 import { createLlmClient } from '../../core/audit/llm/settings.ts';
@@ -96,6 +96,7 @@ export async function runAction(settings: ActionSettings, deps: ActionDeps): Pro
 
   const posted = await publishOrDegrade(review, github, io);
   if (settings.sarifPath) {
+    await mkdir(path.dirname(settings.sarifPath), { recursive: true });
     await writeFile(settings.sarifPath, JSON.stringify(deps.sarif(review), null, 2) + '\n');
     io.info(`SARIF written to ${settings.sarifPath}`);
   }
