@@ -1,0 +1,140 @@
+"""SQLite interception: a Connection subclass given to `sqlite3.connect(factory=...)`.
+
+`conn.execute` does not go through `cursor()`, and `with conn:` commits from C
+without calling a Python `commit`, so `execute*`, `commit`, `rollback`,
+`__exit__` and the cursor's `execute*` are all overridden. Code that calls
+`sqlite3.connect` without stating a mode gets the mode under test.
+"""
+import sqlite3
+import weakref
+
+from .points import TRACKER
+from .sql_kind import is_plain_read
+
+_real_connect = sqlite3.connect
+OPEN_CONNECTIONS = weakref.WeakSet()
+_mode = {"autocommit": False}
+
+
+def set_mode(autocommit: bool) -> None:
+    _mode["autocommit"] = autocommit
+
+
+def _crash_error(message):
+    return sqlite3.OperationalError(message)
+
+
+def _before_statement(sql, call):
+    if isinstance(sql, str) and not is_plain_read(sql):
+        TRACKER.hit(call, _crash_error)
+
+
+class _CursorMixin:
+    def execute(self, sql, *args, **kwargs):
+        _before_statement(sql, "execute")
+        return super().execute(sql, *args, **kwargs)
+
+    def executemany(self, sql, *args, **kwargs):
+        _before_statement(sql, "executemany")
+        return super().executemany(sql, *args, **kwargs)
+
+    def executescript(self, script, *args, **kwargs):
+        TRACKER.hit("executescript", _crash_error)
+        return super().executescript(script, *args, **kwargs)
+
+
+class CrashCursor(_CursorMixin, sqlite3.Cursor):
+    pass
+
+
+_cursor_classes = {}
+
+
+def _cursor_class(factory):
+    if factory is None or factory is sqlite3.Cursor or factory is CrashCursor:
+        return CrashCursor
+    if issubclass(factory, _CursorMixin):
+        return factory
+    if factory not in _cursor_classes:
+        _cursor_classes[factory] = type("Crash" + factory.__name__, (_CursorMixin, factory), {})
+    return _cursor_classes[factory]
+
+
+class _ConnectionMixin:
+    def cursor(self, factory=None):
+        return super().cursor(_cursor_class(factory))
+
+    def execute(self, sql, *args, **kwargs):
+        _before_statement(sql, "execute")
+        return super().execute(sql, *args, **kwargs)
+
+    def executemany(self, sql, *args, **kwargs):
+        _before_statement(sql, "executemany")
+        return super().executemany(sql, *args, **kwargs)
+
+    def executescript(self, script, *args, **kwargs):
+        TRACKER.hit("executescript", _crash_error)
+        return super().executescript(script, *args, **kwargs)
+
+    def commit(self):
+        TRACKER.hit("commit", _crash_error)
+        return super().commit()
+
+    def __exit__(self, exc_type, exc, tb):
+        if exc_type is None:
+            TRACKER.hit("commit", _crash_error)
+        return super().__exit__(exc_type, exc, tb)
+
+
+class CrashConnection(_ConnectionMixin, sqlite3.Connection):
+    pass
+
+
+_connection_classes = {}
+
+
+def _connection_class(factory):
+    if factory is None or factory is sqlite3.Connection:
+        return CrashConnection
+    if issubclass(factory, _ConnectionMixin):
+        return factory
+    if factory not in _connection_classes:
+        _connection_classes[factory] = type("Crash" + factory.__name__, (_ConnectionMixin, factory), {})
+    return _connection_classes[factory]
+
+
+def connect(database, *args, **kwargs):
+    """`sqlite3.connect` for code under test: the mode under test unless the code states one."""
+    kwargs["factory"] = _connection_class(kwargs.get("factory"))
+    states_mode = "isolation_level" in kwargs or "autocommit" in kwargs or len(args) >= 3  # database, timeout, detect_types, isolation_level
+    if not states_mode and _mode["autocommit"]:
+        kwargs["isolation_level"] = None
+    conn = _real_connect(database, *args, **kwargs)
+    OPEN_CONNECTIONS.add(conn)
+    return conn
+
+
+def connect_in_mode(database):
+    """`world.sqlite(name)`: always the mode under test."""
+    kwargs = {"factory": CrashConnection}
+    if _mode["autocommit"]:
+        kwargs["isolation_level"] = None
+    conn = _real_connect(database, **kwargs)
+    OPEN_CONNECTIONS.add(conn)
+    return conn
+
+
+def close_all() -> None:
+    """What interpreter exit does: close every connection; uncommitted work rolls back."""
+    for conn in list(OPEN_CONNECTIONS):
+        try:
+            conn.close()
+        except Exception:
+            pass
+
+
+def install() -> None:
+    sqlite3.connect = connect
+    import sqlite3.dbapi2 as dbapi2
+
+    dbapi2.connect = connect

@@ -1,0 +1,330 @@
+"""The generic oracle of the contract: no per-function checker.
+
+Values that differ between two normal runs on their own (ids from the clock,
+random tokens) are found by calibration and compared by their shape only.
+"""
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Set, Tuple
+
+from .state import State, Table
+
+_VOLATILE_TOKEN = re.compile(r"[0-9a-fA-F]{8,}|[0-9a-zA-Z_-]{16,}|\d+")
+
+
+def shape(value):
+    if isinstance(value, bool) or value is None:
+        return value
+    if isinstance(value, (int, float)):
+        return "#num"
+    if isinstance(value, bytes):
+        value = value.decode("latin-1")
+    return _VOLATILE_TOKEN.sub("#", str(value))
+
+
+@dataclass
+class Masks:
+    columns: Set[Tuple[str, str, str]] = field(default_factory=set)
+    files: Set[str] = field(default_factory=set)
+    file_names: bool = False
+    email_fields: Set[str] = field(default_factory=set)
+    notes: List[str] = field(default_factory=list)
+
+    def merge(self, other: "Masks") -> "Masks":
+        return Masks(
+            self.columns | other.columns,
+            self.files | other.files,
+            self.file_names or other.file_names,
+            self.email_fields | other.email_fields,
+            self.notes + other.notes,
+        )
+
+    def file_key(self, name: str) -> str:
+        return shape(name) if self.file_names else name
+
+
+def calibrate(first: State, second: State) -> Masks:
+    """Compare two normal runs from the same start, at different clocks and seeds."""
+    masks = Masks()
+    for db in first.dbs.keys() & second.dbs.keys():
+        for name in first.dbs[db].keys() & second.dbs[db].keys():
+            a, b = first.dbs[db][name], second.dbs[db][name]
+            if a.columns != b.columns:
+                continue
+            if len(a.rows) != len(b.rows):
+                masks.notes.append(f"{db}:{name} has a different number of rows in two normal runs")
+                continue
+            for index, column in enumerate(a.columns):
+                if sorted(map(repr, (r[index] for r in a.rows))) != sorted(map(repr, (r[index] for r in b.rows))):
+                    masks.columns.add((db, name, column))
+    if set(first.files) != set(second.files):
+        if sorted(map(shape, first.files)) == sorted(map(shape, second.files)):
+            masks.file_names = True
+        else:
+            masks.notes.append("two normal runs leave different files")
+    second_by_key = {masks.file_key(n): c for n, c in second.files.items()}
+    for name, content in first.files.items():
+        other = second_by_key.get(masks.file_key(name))
+        if other is not None and other != content:
+            masks.files.add(masks.file_key(name))
+    for a, b in zip(first.emails, second.emails):
+        for key in a.keys() | b.keys():
+            if a.get(key) != b.get(key):
+                masks.email_fields.add(key)
+    return masks
+
+
+def _texts(state: State) -> str:
+    parts = []
+    for tables in state.dbs.values():
+        for table in tables.values():
+            for row in table.rows:
+                parts.extend(v for v in row if isinstance(v, str))
+    return "\0".join(parts)
+
+
+def orphans(state: State, before: State, normal: State, masks: Optional["Masks"] = None) -> Set[str]:
+    """Files that make no state half-updated: leftovers in neither reference state,
+    and files a database row named in a reference state but names no longer."""
+    key = masks.file_key if masks else (lambda name: name)
+    result = set()
+    known = {key(name) for name in before.files} | {key(name) for name in normal.files}
+    texts = _texts(state) if state.dbs else ""
+    reference_texts = _texts(before) + "\0" + _texts(normal) if state.dbs else ""
+    for name in state.files:
+        if key(name) not in known:
+            result.add(name)
+            continue
+        if state.dbs:
+            base = name.rsplit("/", 1)[-1]
+            if base in reference_texts and base not in texts:
+                result.add(name)
+    return result
+
+
+def canonical(state: State, masks: Masks, drop: Set[str] = frozenset()):
+    dbs = {}
+    for db, tables in state.dbs.items():
+        out = {}
+        for name, table in tables.items():
+            masked = [i for i, c in enumerate(table.columns) if (db, name, c) in masks.columns]
+            rows = [tuple(shape(v) if i in masked else v for i, v in enumerate(r)) for r in table.rows]
+            out[name] = (table.columns, sorted(map(repr, rows)))
+        dbs[db] = out
+    files = sorted(
+        (masks.file_key(name), repr(shape(content) if masks.file_key(name) in masks.files else content))
+        for name, content in state.files.items()
+        if name not in drop
+    )
+    emails = sorted(
+        repr(sorted((k, shape(v) if k in masks.email_fields else v) for k, v in e.items())) for e in state.emails
+    )
+    return dbs, files, emails
+
+
+def half_updated(after_crash: State, before: State, normal: State, masks: Masks) -> bool:
+    dropped = orphans(after_crash, before, normal, masks)
+    seen = canonical(after_crash, masks, dropped)
+    return seen != canonical(before, masks) and seen != canonical(normal, masks)
+
+
+def _number(value) -> Optional[float]:
+    if isinstance(value, bool):
+        return None
+    return value if isinstance(value, (int, float)) else None
+
+
+def _keyed(table: Table) -> Optional[Dict[tuple, tuple]]:
+    if not table.pk:
+        return None
+    index = [table.columns.index(c) for c in table.pk]
+    keyed = {}
+    for row in table.rows:
+        keyed[tuple(row[i] for i in index)] = row
+    return keyed if len(keyed) == len(table.rows) else None
+
+
+def compare_effects(after: State, normal: State, before: State, masks: Masks) -> Tuple[List[str], List[str]]:
+    """Where `after` has more of some effect than the normal run, and where less."""
+    more: List[str] = []
+    less: List[str] = []
+    for db in normal.dbs.keys() | after.dbs.keys():
+        n_tables, a_tables = normal.dbs.get(db, {}), after.dbs.get(db)
+        if a_tables is None:
+            less.append(f"database {db} is missing")
+            continue
+        for name in n_tables.keys() | a_tables.keys():
+            n, a = n_tables.get(name), a_tables.get(name)
+            if n is None:
+                more.append(f"table {name} exists only after the re-run")
+                continue
+            if a is None or a.columns != n.columns:
+                less.append(f"table {name} does not have the normal run's columns")
+                continue
+            _compare_rows(db, name, a, n, before.dbs.get(db, {}).get(name), masks, more, less)
+    a_emails = Counter(canonical(State(emails=after.emails), masks)[2])
+    n_emails = Counter(canonical(State(emails=normal.emails), masks)[2])
+    if a_emails - n_emails:
+        more.append(f"{sum((a_emails - n_emails).values())} email(s) sent again")
+    if n_emails - a_emails:
+        less.append(f"{sum((n_emails - a_emails).values())} email(s) never sent")
+    dropped = orphans(after, before, normal, masks)
+    a_files: Dict[str, List[bytes]] = {}
+    n_files: Dict[str, List[bytes]] = {}
+    for files, into in ((after.files, a_files), (normal.files, n_files)):
+        for name, content in files.items():
+            if files is after.files and name in dropped:
+                continue
+            into.setdefault(masks.file_key(name), []).append(content)
+    b_files = {masks.file_key(name): content for name, content in before.files.items()}
+    for key in sorted(a_files.keys() | n_files.keys()):
+        a_list, n_list = a_files.get(key, []), n_files.get(key, [])
+        if len(a_list) > len(n_list):
+            more.append(f"file {key} was written again")
+        elif len(a_list) < len(n_list):
+            less.append(f"file {key} is missing")
+        elif len(a_list) == 1:
+            _compare_file(key, a_list[0], n_list[0], b_files.get(key), masks, more, less)
+        elif sorted(map(shape, a_list)) != sorted(map(shape, n_list)):
+            less.append(f"files {key} differ from the normal run's")
+    return more, less
+
+
+_NUMBER = re.compile(rb"-?\d+(?:\.\d+)?")
+
+
+def _numbers_moved_further(a: bytes, n: bytes, b: Optional[bytes]) -> Optional[bool]:
+    """For files alike but for their numbers (a counter or a total kept in JSON, INI,
+    CSV): True when some number moved further from where it started than one run
+    moves it, False when it moved less, None when the files are not alike that way."""
+    if b is None or _NUMBER.sub(b"#", a) != _NUMBER.sub(b"#", n) or _NUMBER.sub(b"#", b) != _NUMBER.sub(b"#", n):
+        return None
+    further = False
+    for av, nv, bv in zip(_NUMBER.findall(a), _NUMBER.findall(n), _NUMBER.findall(b)):
+        moved, expected = float(av) - float(bv), float(nv) - float(bv)
+        if moved == expected:
+            continue
+        if expected == 0 or (moved * expected > 0 and abs(moved) > abs(expected)):
+            further = True
+        else:
+            return False
+    return further
+
+
+def _compare_file(key: str, a: bytes, n: bytes, b: Optional[bytes], masks: Masks, more: List[str], less: List[str]) -> None:
+    if key in masks.files:
+        if shape(a) != shape(n):
+            (more if len(a) > len(n) else less).append(f"file {key} differs")
+    elif a != n:
+        numbers = _numbers_moved_further(a, n, b)
+        if numbers is True:
+            more.append(f"file {key}: a number moved further than one run moves it")
+        elif numbers is None and (a.startswith(n) or len(a) > len(n) and not (Counter(n.splitlines()) - Counter(a.splitlines()))):
+            more.append(f"file {key} was appended to again")
+        else:
+            less.append(f"file {key} does not hold the normal run's content")
+
+
+def _compare_rows(db, name, a: Table, n: Table, b: Optional[Table], masks: Masks, more, less) -> None:
+    masked = {i for i, c in enumerate(n.columns) if (db, name, c) in masks.columns}
+    pk_masked = any(n.columns.index(c) in masked for c in n.pk)
+    a_keyed, n_keyed = _keyed(a), _keyed(n)
+    if a_keyed is None or n_keyed is None or pk_masked:
+        def norm(rows):
+            return Counter(repr(tuple(shape(v) if i in masked else v for i, v in enumerate(r))) for r in rows)
+        extra, missing = norm(a.rows) - norm(n.rows), norm(n.rows) - norm(a.rows)
+        if len(a.rows) > len(n.rows):
+            more.append(f"{name}: {len(a.rows) - len(n.rows)} extra row(s)")
+        elif len(a.rows) < len(n.rows):
+            less.append(f"{name}: {len(n.rows) - len(a.rows)} row(s) missing")
+        elif extra or missing:
+            less.append(f"{name}: rows differ from the normal run")
+        return
+    b_keyed = _keyed(b) if b is not None and b.columns == n.columns else None
+    for key in a_keyed.keys() - n_keyed.keys():
+        more.append(f"{name}: extra row {key!r}")
+    for key in n_keyed.keys() - a_keyed.keys():
+        less.append(f"{name}: row {key!r} missing")
+    for key in a_keyed.keys() & n_keyed.keys():
+        a_row, n_row = a_keyed[key], n_keyed[key]
+        for i, column in enumerate(n.columns):
+            av, nv = a_row[i], n_row[i]
+            if i in masked:
+                av, nv = shape(av), shape(nv)
+            if av == nv:
+                continue
+            an, nn = _number(av), _number(nv)
+            base = _number(b_keyed[key][i]) if b_keyed and key in b_keyed else None
+            if an is not None and nn is not None and base is not None:
+                moved, expected = an - base, nn - base
+                if expected == 0 or (moved * expected > 0 and abs(moved) > abs(expected)):
+                    more.append(f"{name}.{column} of {key!r} moved to {av!r}, normal run: {nv!r}")
+                    continue
+            less.append(f"{name}.{column} of {key!r} is {av!r}, normal run: {nv!r}")
+
+
+def outcome(after_rerun: State, normal: State, before: State, masks: Masks) -> Tuple[str, List[str]]:
+    dropped = orphans(after_rerun, before, normal, masks)
+    if canonical(after_rerun, masks, dropped) == canonical(normal, masks):
+        return "recovered", []
+    more, less = compare_effects(after_rerun, normal, before, masks)
+    if more:
+        return "double-applied", more + less
+    if less:
+        return "half-done", less
+    return "recovered", []
+
+
+def _short(value):
+    if isinstance(value, bytes):
+        text = value.decode("utf-8", "replace")
+        return text if len(text) <= 60 else text[:57] + "..."
+    return value
+
+
+ABSENT = "(absent)"
+
+
+def evidence(states: Dict[str, Optional[State]], masks: Masks, limit: int = 12) -> List[dict]:
+    """The cells that differ between the states, keyed by table, row key and column."""
+    names = [k for k, v in states.items() if v is not None]
+    cells: List[dict] = []
+    reference = states["normal"]
+    for db in sorted(reference.dbs):
+        for name in sorted(reference.dbs[db]):
+            columns = reference.dbs[db][name].columns
+            keyed = {k: (_keyed(s.dbs.get(db, {}).get(name)) if s.dbs.get(db, {}).get(name) else {}) for k, s in states.items() if s}
+            if any(v is None for v in keyed.values()):
+                counts = {k: len(s.dbs.get(db, {}).get(name).rows) if s.dbs.get(db, {}).get(name) else ABSENT for k, s in states.items() if s}
+                if len(set(map(repr, counts.values()))) > 1:
+                    cells.append({"db": db, "table": name, "key": "*", "column": "(row count)", "values": counts})
+                continue
+            keys = sorted(set().union(*[set(v) for v in keyed.values()]), key=repr)
+            for key in keys:
+                rows = {k: keyed[k].get(key) for k in names}
+                if any(row is None for row in rows.values()):
+                    cells.append({"db": db, "table": name, "key": "/".join(map(str, key)), "column": "(row)",
+                                  "values": {k: ABSENT if row is None else _short(repr(tuple(row)).encode())
+                                             for k, row in rows.items()}})
+                    continue
+                for i, column in enumerate(columns):
+                    values = {}
+                    for k in names:
+                        row = keyed[k].get(key)
+                        values[k] = ABSENT if row is None else (row[i] if i < len(row) else ABSENT)
+                    comparable = {
+                        k: shape(v) if (db, name, column) in masks.columns else v for k, v in values.items()
+                    }
+                    if len(set(map(repr, comparable.values()))) > 1:
+                        cells.append({"db": db, "table": name, "key": "/".join(map(str, key)), "column": column,
+                                      "values": {k: _short(v) for k, v in values.items()}})
+    all_files = sorted(set().union(*[set(states[k].files) for k in names]))
+    for file in all_files:
+        values = {k: _short(states[k].files.get(file, ABSENT)) if file in states[k].files else ABSENT for k in names}
+        if len(set(map(repr, values.values()))) > 1:
+            cells.append({"file": file, "values": values})
+    email_counts = {k: len(states[k].emails) for k in names}
+    if len(set(email_counts.values())) > 1:
+        cells.append({"emails": "sent", "values": email_counts})
+    return cells[:limit]

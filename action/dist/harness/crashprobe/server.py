@@ -1,0 +1,99 @@
+"""The harness's entry point: one process per scenario file.
+
+Reads a JSON request on stdin and writes JSON lines on stdout (the protocol
+that src/core/crash/protocol.ts checks with zod): `progress`, `scenario`,
+`error`, and a final `done`. Everything the code under test prints goes to
+stderr, so it can never corrupt the protocol.
+"""
+import json
+import os
+import sys
+import time
+
+
+def main() -> int:
+    request = json.loads(sys.stdin.read())
+    protocol = os.fdopen(os.dup(1), "w", buffering=1)
+    os.dup2(2, 1)
+
+    def emit(message: dict) -> None:
+        protocol.write(json.dumps(message, default=repr) + "\n")
+        protocol.flush()
+
+    from . import patches
+
+    patches.install()
+    from . import HARNESS_VERSION, loader, sandbox
+    from .campaign import Campaign, ScenarioError
+    from .intercept_sqlite import OPEN_CONNECTIONS
+    from .runners import ForkRunner, SpawnRunner
+
+    scenario_file = request["scenario_file"]
+    root = request["root"]
+    work = request["work"]
+    os.makedirs(work, mode=0o711, exist_ok=True)
+    limits = dict(request.get("limits") or {})
+    limits.setdefault("wall_seconds", 20)
+    harness_dir = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    limits["drop_privileges"] = bool(request.get("drop_privileges", True)) and sandbox.can_drop_privileges(
+        [sys.executable, root, harness_dir, work])
+    if not limits["drop_privileges"] and os.geteuid() == 0:
+        emit({"type": "note", "message": "runs keep the root user here (the interpreter or the code is not readable "
+                                         "by others), so the process-count limit is not enforced"})
+    started = time.monotonic()
+    try:
+        scenarios = loader.load_scenarios(scenario_file, root)
+    except loader.LoadError as exc:
+        emit({"type": "error", "file": scenario_file, "message": str(exc)})
+        emit({"type": "done", "runs": 0, "seconds": time.monotonic() - started})
+        return 2
+    index = {}
+    failed = False
+    for scenario in scenarios:
+        try:
+            index[scenario.name] = (scenario, loader.load_target(scenario, root, scenario_file))
+        except loader.LoadError as exc:
+            failed = True
+            emit({"type": "error", "file": scenario_file, "scenario": scenario.name, "line": scenario.line,
+                  "message": str(exc)})
+    scenarios = [s for s in scenarios if s.name in index]
+    isolation = request.get("isolation", "fork")
+    if isolation == "fork" and len(OPEN_CONNECTIONS):
+        emit({"type": "note", "message": "the target opens a SQLite connection when imported; "
+                                         "falling back to --isolation spawn for this file"})
+        isolation = "spawn"
+    if isolation == "fork":
+        runner = ForkRunner(index)
+    else:
+        runner = SpawnRunner(scenario_file, dict(os.environ))
+    counter = {"runs": 0}
+    original_run = runner.run
+
+    def counted_run(spec):
+        counter["runs"] += 1
+        return original_run(spec)
+
+    runner.run = counted_run
+
+    def progress(name, mode, done, total):
+        if done == total or done % 10 == 0:
+            emit({"type": "progress", "scenario": name, "mode": mode, "done": done, "total": total})
+
+    for position, scenario in enumerate(scenarios):
+        campaign = Campaign(runner, os.path.join(work, f"s{position}"), root, limits,
+                            int(request.get("max_points", 40)), progress)
+        try:
+            result = campaign.judge(scenario)
+        except ScenarioError as exc:
+            failed = True
+            emit({"type": "error", "file": scenario_file, "scenario": scenario.name, "line": scenario.line,
+                  "message": f"{scenario_file}:{scenario.line}: scenario {scenario.name}: {exc}"})
+            continue
+        emit(dict(result, type="scenario", file=scenario_file, line=scenario.line,
+                  harness_version=HARNESS_VERSION, isolation=isolation))
+    emit({"type": "done", "runs": counter["runs"], "seconds": time.monotonic() - started})
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
