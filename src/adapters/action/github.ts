@@ -29,9 +29,10 @@ export function connectGitHub(settings: ActionSettings, event: PullRequestEvent)
 export function connectWith(octokit: GitHubClient, settings: ActionSettings, event: PullRequestEvent): GitHubConnection {
   const pr = { owner: event.owner, repo: event.repo, number: event.number };
   const remote = githubPullRequestSource(octokit, { ...pr, baseSha: event.baseSha, headSha: event.headSha, fromFork: event.fromFork });
-  // Without a checkout step the workspace is empty: the github adapter then reads through the API and a tarball.
-  const checkedOut = readdirSync(settings.github.workspace).length > 0;
-  const source = checkedOut ? workspaceSource(remote, settings.github.workspace) : remote;
+  // Without a checkout step the workspace is empty, and under pull_request_target it holds the base, not the head:
+  // then the github adapter reads the head through the API and a tarball.
+  const headOnDisk = settings.github.eventName !== 'pull_request_target' && readdirSync(settings.github.workspace).length > 0;
+  const source = headOnDisk ? workspaceSource(remote, settings.github.workspace) : remote;
   return {
     source,
     async publish(review) {

@@ -121,4 +121,12 @@ describe('the Action on examples/shop against a fake GitHub', { timeout: 240_000
     expect(summary).toContain(READ_ONLY_NOTICE);
     expect(summary).toContain('shop/billing.py');
   });
+
+  it("does not run a fork's code: the static review still goes out, saying why the harness stayed off", async () => {
+    const { job, exitCode, outputs, summary } = await runJob({ 'fail-on': 'unsafe' }, { fromFork: true, readOnlyToken: true });
+    expect(outputs).toMatchObject({ unsafe: '0', 'safe-by-accident': '0', 'safe-by-design': '0', untested: '3', conclusion: 'success' });
+    expect(exitCode).toBe(0);
+    expect(summary).toContain('comes from a fork');
+    expect(job.github.requests.some((r) => r.path.endsWith('/pulls/2/files'))).toBe(true);
+  });
 });

@@ -42,6 +42,8 @@ export interface JobOptions {
   readOnlyToken?: boolean;
   /** The pull request's files as pulls/files lists them (default: all the change touches). */
   onlyFiles?: string[];
+  /** The head is in another repository, as a fork's pull request. */
+  fromFork?: boolean;
 }
 
 /**
@@ -68,6 +70,7 @@ export async function startJob(options: JobOptions = {}): Promise<Job> {
   const payload = examplePayload('pull_request', 'synchronize');
   payload.pull_request.base.sha = baseSha;
   payload.pull_request.head.sha = headSha;
+  if (options.fromFork) payload.pull_request.head.repo = { full_name: 'forker/Hello-World' };
   const eventPath = path.join(runnerTemp, 'event.json');
   await writeFile(eventPath, JSON.stringify(payload));
   const outputPath = path.join(runnerTemp, 'output');
