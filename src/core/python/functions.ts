@@ -2,19 +2,14 @@
 // way a reviewer would: `Class.method`, `outer.inner`.
 import type { PyFunction, PyModule, SyntaxNode } from './model.ts';
 import { rangeOf } from './source-range.ts';
-
-const cache = new WeakMap<PyModule, PyFunction[]>();
+import { memoizePer } from './memo.ts';
 
 /** In source order; cached per module, so every analysis shares the same PyFunction objects. */
-export function listFunctions(module: PyModule): PyFunction[] {
-  let functions = cache.get(module);
-  if (!functions) {
-    functions = [];
-    collect(module.tree.rootNode, [], undefined, functions);
-    cache.set(module, functions);
-  }
+export const listFunctions: (module: PyModule) => PyFunction[] = memoizePer((module: PyModule) => {
+  const functions: PyFunction[] = [];
+  collect(module.tree.rootNode, [], undefined, functions);
   return functions;
-}
+});
 
 function collect(node: SyntaxNode, scope: string[], className: string | undefined, out: PyFunction[]): void {
   for (const child of node.namedChildren) {

@@ -4,19 +4,14 @@
 import type { PyFunction, PyModule, SyntaxNode } from './model.ts';
 import { listFunctions } from './functions.ts';
 import { calleeTextOf } from './module-facts.ts';
-
-const byQualnameCache = new WeakMap<PyModule, Map<string, PyFunction>>();
+import { memoizePer } from './memo.ts';
 
 /** The module's functions by qualname; the first definition wins, as for a reader scanning down. */
-export function functionsByQualname(module: PyModule): Map<string, PyFunction> {
-  let index = byQualnameCache.get(module);
-  if (!index) {
-    index = new Map();
-    for (const fn of listFunctions(module)) if (!index.has(fn.qualname)) index.set(fn.qualname, fn);
-    byQualnameCache.set(module, index);
-  }
+export const functionsByQualname: (module: PyModule) => Map<string, PyFunction> = memoizePer((module: PyModule) => {
+  const index = new Map<string, PyFunction>();
+  for (const fn of listFunctions(module)) if (!index.has(fn.qualname)) index.set(fn.qualname, fn);
   return index;
-}
+});
 
 export function resolveLocalCall(call: SyntaxNode, module: PyModule, caller?: PyFunction): PyFunction | undefined {
   // Read off the callee's text: a plain name or `x.name` is all this resolves, and text is cheaper than nodes.

@@ -6,6 +6,7 @@
 // all read these facts instead of walking the tree again.
 import type Parser from 'tree-sitter';
 import type { PyModule, SourceRange, SyntaxNode } from './model.ts';
+import { memoizePer } from './memo.ts';
 
 export interface CallFact {
   node: SyntaxNode;
@@ -37,7 +38,6 @@ export const MODULE_SCOPE = -1;
 const LOOPS = new Set(['for_statement', 'while_statement', 'list_comprehension', 'set_comprehension', 'dictionary_comprehension', 'generator_expression']);
 const MODE_ATTRIBUTE = /\.\s*(isolation_level|autocommit)\s*[^=]*=/;
 
-const cache = new WeakMap<PyModule, ModuleFacts>();
 const calleeTexts = new WeakMap<SyntaxNode, string>();
 
 function callFact(cursor: Parser.TreeCursor, loopDepth: number): CallFact {
@@ -56,14 +56,7 @@ export function calleeTextOf(call: SyntaxNode): string {
   return calleeTexts.get(call) ?? call.childForFieldName('function')?.text ?? '';
 }
 
-export function moduleFacts(module: PyModule): ModuleFacts {
-  let facts = cache.get(module);
-  if (!facts) {
-    facts = collect(module);
-    cache.set(module, facts);
-  }
-  return facts;
-}
+export const moduleFacts: (module: PyModule) => ModuleFacts = memoizePer((module: PyModule) => collect(module));
 
 /** The facts of one function's own code (nested functions, classes and lambdas are their own units). */
 export function scopeFacts(module: PyModule, fnNode: SyntaxNode | undefined): ScopeFacts {

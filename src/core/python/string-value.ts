@@ -3,6 +3,7 @@
 // `%`/.format templates (placeholders kept), local variables assigned once
 // before use, and module-level constants.
 import type { PyModule, SyntaxNode } from './model.ts';
+import { memoizePer } from './memo.ts';
 
 export type StringSource = 'literal' | 'fstring' | 'concat' | 'format' | 'constant';
 
@@ -12,18 +13,12 @@ export interface StringValue {
 }
 
 const MAX_DEPTH = 6;
-const constantsCache = new WeakMap<PyModule, Map<string, SyntaxNode>>();
-
 /** `NAME = <expr>` at module level (and inside top-level if/try), last assignment wins. */
-export function moduleConstants(module: PyModule): Map<string, SyntaxNode> {
-  let constants = constantsCache.get(module);
-  if (!constants) {
-    constants = new Map();
-    collectAssignments(module.tree.rootNode, constants);
-    constantsCache.set(module, constants);
-  }
+export const moduleConstants: (module: PyModule) => Map<string, SyntaxNode> = memoizePer((module: PyModule) => {
+  const constants = new Map<string, SyntaxNode>();
+  collectAssignments(module.tree.rootNode, constants);
   return constants;
-}
+});
 
 function collectAssignments(block: SyntaxNode, into: Map<string, SyntaxNode>): void {
   for (const statement of block.namedChildren) {

@@ -9,6 +9,7 @@ import { resolveSameModuleHelper, type HelperResolver } from './effects.ts';
 import { localAssignmentBefore, moduleConstants, resolveString, resolveStringAlternatives } from './string-value.ts';
 import { splitSqlStatements, statementKind } from './sql.ts';
 import { lineOf } from './source-range.ts';
+import { memoizePer } from './memo.ts';
 
 export type TxPattern =
   | 'begin-statement'
@@ -173,22 +174,16 @@ function annotatedAsConnection(fn: PyFunction, name: string): boolean {
   });
 }
 
-const modeConnectionsCache = new WeakMap<PyModule, { name: string; line: number }[]>();
-
 /** Module-level `NAME = sqlite3.connect(..., isolation_level=...)`: connections born in a changed mode. */
-function modeConnections(module: PyModule): { name: string; line: number }[] {
-  let found = modeConnectionsCache.get(module);
-  if (!found) {
-    found = [];
-    for (const [name, value] of moduleConstants(module)) {
-      if (value.type !== 'call') continue;
-      const parts = callParts(value);
-      if (isConnectCall(parts) && (parts.keywords.has('isolation_level') || parts.keywords.has('autocommit'))) found.push({ name, line: lineOf(value) });
-    }
-    modeConnectionsCache.set(module, found);
+const modeConnections = memoizePer((module: PyModule): { name: string; line: number }[] => {
+  const found: { name: string; line: number }[] = [];
+  for (const [name, value] of moduleConstants(module)) {
+    if (value.type !== 'call') continue;
+    const parts = callParts(value);
+    if (isConnectCall(parts) && (parts.keywords.has('isolation_level') || parts.keywords.has('autocommit'))) found.push({ name, line: lineOf(value) });
   }
   return found;
-}
+});
 
 /** A module-level connection opened in a changed mode that the function uses. */
 function moduleConnectionMode(fn: PyFunction, module: PyModule): TxEvidence[] {
