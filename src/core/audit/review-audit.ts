@@ -13,6 +13,8 @@ import { runAudit, type MergedFinding } from './audit.ts';
 import { contextDocument, gatherContextSources } from './context.ts';
 import { describeUsage, emptyUsage, meteredClient } from './llm/wrappers.ts';
 import { describePlan, planPasses } from './planner.ts';
+import { llmJudge, type PairJudge } from './matching.ts';
+import { likelyPair, signals, type MatchItem } from './similarity.ts';
 
 export interface ChangeAuditInput {
   source: Pick<PullRequestSource, 'repository' | 'listFiles' | 'readFile'>;
@@ -20,9 +22,12 @@ export interface ChangeAuditInput {
   index: RepoIndex;
   changes: readonly FileChange[];
   functions: readonly FunctionVerdict[];
+  /** The static and crash findings already made; an audit finding the judge says is one of them corroborates it instead of repeating it. */
+  existing: readonly ReviewFinding[];
 }
 
 export interface ChangeAuditResult {
+  /** The existing findings (some corroborated) followed by the new audit findings. */
   findings: ReviewFinding[];
   notes: string[];
 }
@@ -71,7 +76,7 @@ export async function auditChange(input: ChangeAuditInput, deps: { llm: LlmClien
   const usage = emptyUsage();
   const targets = input.changes.filter((c) => c.status !== 'deleted').map((c) => c.path);
   const plan = planPasses(input.index, targets, { tokenBudget: input.audit.pass_token_budget });
-  if (plan.passes.length === 0) return { findings: [], notes: ['The LLM audit had no source file to audit in this change (tests and scenario files are left out).'] };
+  if (plan.passes.length === 0) return { findings: [...input.existing], notes: ['The LLM audit had no source file to audit in this change (tests and scenario files are left out).'] };
   const allPaths = await input.source.listFiles();
   const sources = await gatherContextSources(input.source.repository, allPaths, input.source.readFile, input.index);
   const metered = meteredClient(deps.llm, usage);
@@ -89,8 +94,49 @@ export async function auditChange(input: ChangeAuditInput, deps: { llm: LlmClien
   notes.push(
     `LLM audit: ${describePlan(plan)}, ${input.audit.runs} run(s); context document ${context.reused ? 'reused' : 'written'} (${context.writer === 'deterministic' ? 'assembled without the LLM' : 'by the LLM'}); ${result.findings.length} finding(s).`,
     ...result.notes,
-    describeUsage(result.usage, deps.llm.model),
   );
-  const findings = matchToCrashScenarios(result.findings.map(toReviewFinding), input.functions);
-  return { findings, notes };
+  if (input.audit.cost_budget_usd !== undefined && !deps.llm.pricing) {
+    notes.push(`audit.cost_budget_usd is set, but crashprobe knows no price for ${deps.llm.model}: only audit.token_budget limits this audit.`);
+  }
+  const audited = matchToCrashScenarios(result.findings.map(toReviewFinding), input.functions);
+  const judge = llmJudge(meteredClient(deps.llm, usage), deps.logger, context.text);
+  const merged = await mergeWithExisting(input.existing, audited, input.index, judge);
+  if (merged.corroborated) notes.push(`${merged.corroborated} audit finding(s) matched a static or crash finding and are shown with it.`);
+  notes.push(describeUsage(usage, deps.llm.model));
+  return { findings: merged.findings, notes };
+}
+
+function asMatchItem(f: ReviewFinding, index: RepoIndex): MatchItem {
+  const lines = index.summaries.get(f.path)?.source.split('\n') ?? [];
+  return {
+    title: f.title,
+    description: `${f.message} ${f.hint ?? ''}`,
+    file: f.path,
+    start_line: f.range.startLine,
+    end_line: Math.max(f.range.startLine, f.range.endLine),
+    function: f.function,
+    category: f.ruleId.replace(/^[^/]*\//, ''),
+    snippet: lines.slice(f.range.startLine - 1, Math.max(f.range.startLine, f.range.endLine)).join('\n'),
+  };
+}
+
+/**
+ * An audit finding the judge matches to an existing (static or crash) finding is
+ * folded into it: the existing one keeps its place and says the audit agrees.
+ */
+export async function mergeWithExisting(existing: readonly ReviewFinding[], audited: readonly ReviewFinding[], index: RepoIndex, judge: PairJudge): Promise<{ findings: ReviewFinding[]; corroborated: number }> {
+  const candidates: [number, number][] = [];
+  for (let e = 0; e < existing.length; e++) {
+    for (let a = 0; a < audited.length; a++) if (likelyPair(signals(asMatchItem(existing[e]!, index), asMatchItem(audited[a]!, index)))) candidates.push([e, a]);
+  }
+  if (candidates.length === 0) return { findings: [...existing, ...audited], corroborated: 0 };
+  const verdicts = await judge(candidates.map(([e, a]) => [asMatchItem(existing[e]!, index), asMatchItem(audited[a]!, index)] as const));
+  const findings = existing.map((f) => ({ ...f }));
+  const folded = new Set<number>();
+  candidates.forEach(([e, a], k) => {
+    if (!verdicts[k] || folded.has(a)) return;
+    folded.add(a);
+    findings[e]!.message = `${findings[e]!.message.replace(/[.\s]*$/, '.')} **The LLM audit agrees:** ${audited[a]!.title}.`;
+  });
+  return { findings: [...findings, ...audited.filter((_, a) => !folded.has(a))], corroborated: folded.size };
 }

@@ -178,9 +178,10 @@ export async function reviewPullRequest(source: PullRequestSource, config: Crash
       scenarioTemplate: mine.length === 0 ? scenarioTemplate(module.path, report) : undefined,
     });
   }
-  const audit = deps.llm ? await auditChange({ source, audit: config.audit, index, changes, functions }, { llm: deps.llm, store: deps.store, logger }) : undefined;
+  const staticAndCrash = matchFindings(findings);
+  const audit = deps.llm ? await auditChange({ source, audit: config.audit, index, changes, functions, existing: staticAndCrash }, { llm: deps.llm, store: deps.store, logger }) : undefined;
   notes.push(...(audit?.notes ?? []));
-  const matched = [...matchFindings(findings), ...(audit?.findings ?? [])];
+  const matched = audit?.findings ?? staticAndCrash;
   const counts = { unsafe: 0, safe_by_accident: 0, safe_by_design: 0, not_working: 0, untested: 0 } as Record<FunctionClass, number>;
   for (const f of functions) counts[f.class] += 1;
   functions.sort((a, b) => classRank(b.class) - classRank(a.class) || a.path.localeCompare(b.path));

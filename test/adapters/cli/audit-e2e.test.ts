@@ -31,6 +31,11 @@ function completion(content: string) {
 /** Answers as a model would: a context document, or findings for the billing pass (one of them bogus). */
 function answer(seen: Seen): string {
   const prompt = seen.body.messages.map((m) => m.content).join('\n');
+  if (seen.body.response_format?.json_schema?.name === 'duplicate_verdicts') {
+    // The judge keeps the audit finding apart from the static one, so both show.
+    const pairs = prompt.match(/### Pair \d+/g) ?? [];
+    return JSON.stringify({ verdicts: pairs.map((_, i) => ({ pair: i + 1, same_bug: false, reason: 'different emphasis' })) });
+  }
   if (seen.body.response_format?.json_schema?.name !== 'audit_findings') return '## Purpose\nA shop backend: orders, refunds, a wallet, on sqlite3.';
   if (!prompt.includes('### shop/billing.py')) return JSON.stringify({ findings: [] });
   return JSON.stringify({
@@ -123,6 +128,12 @@ describe('crashprobe review with an OpenAI-compatible server', () => {
     expect(first.stdout).toMatch(/\*\*Crash-tested:\*\* a crash scenario of `mark_paid` fails/);
     expect(first.stdout).not.toContain('Imaginary bug');
     expect(first.stderr).toContain('names shop/ghost.py, which is not a target of this pass');
+  });
+
+  it('asks the judge whether the audit finding repeats a static finding of the same function', () => {
+    const judged = seen.filter((s) => s.body.response_format?.json_schema?.name === 'duplicate_verdicts');
+    expect(judged.length).toBeGreaterThan(0);
+    expect(judged[0]!.body.messages.at(-1)!.content).toContain('shop/billing.py');
   });
 
   it('puts the plan and the token accounting in the summary, and no longer says no LLM is configured', () => {

@@ -14,7 +14,7 @@ import type { LlmClient, LlmRequest, Logger } from '../../../src/core/ports.ts';
 import { silentLogger } from '../../../src/core/ports.ts';
 import { buildRepoIndex } from '../../../src/core/python/callgraph.ts';
 import { parseModule } from '../../../src/core/python/parse.ts';
-import type { FunctionVerdict } from '../../../src/core/review/model.ts';
+import type { FunctionVerdict, ReviewFinding } from '../../../src/core/review/model.ts';
 import { memoryStore } from '../../../src/core/review/verdict-cache.ts';
 
 const BILLING = [
@@ -181,11 +181,29 @@ describe('in the review', () => {
     };
     const source = { repository: 'acme/shop', listFiles: async () => ['shop/billing.py', 'shop/service.py'], readFile: async () => undefined };
     const change = { path: 'shop/billing.py', status: 'modified' as const, addedLines: [5], removalAnchors: [], hunkLines: new Set([3, 4, 5, 6, 7]) };
-    const result = await auditChange({ source, audit: DEFAULT_CONFIG.audit, index, changes: [change], functions: [verdict] }, { llm, store: memoryStore(), logger: silentLogger });
+    const result = await auditChange({ source, audit: DEFAULT_CONFIG.audit, index, changes: [change], functions: [verdict], existing: [] }, { llm, store: memoryStore(), logger: silentLogger });
     expect(result.findings).toHaveLength(1);
     expect(result.findings[0]).toMatchObject({ source: 'audit', ruleId: 'audit/effect-before-record', severity: 'error', confirmedBy: worst, function: 'mark_paid' });
     expect(result.findings[0]!.message).toContain('**Crash-tested:**');
     expect(result.notes.at(-1)).toBe('LLM audit with scripted: 2 call(s), 2,000 input and 400 output tokens, cost unknown (no price for this model or server).');
+  });
+
+  it('folds an audit finding the judge matches to a static finding into it, instead of repeating it', async () => {
+    const llm = scripted((request) => {
+      const prompt = request.messages[0]!.content;
+      if (prompt.includes('You judge whether pairs')) return { verdicts: [{ pair: 1, same_bug: true, reason: 'both: the email goes out before the record' }] };
+      return request.jsonSchema ? { findings: [finding()] } : 'A shop backend, written by the LLM for the audit passes.';
+    });
+    const staticFinding: ReviewFinding = {
+      fingerprint: 'static-1', ruleId: 'send-before-record', source: 'static', severity: 'error', path: 'shop/billing.py', function: 'mark_paid',
+      range: { startLine: 5, startColumn: 4, endLine: 5, endColumn: 40 }, title: 'Outside effect before the record', message: 'mailer.send runs before the write that records it.',
+    };
+    const source = { repository: 'acme/shop', listFiles: async () => ['shop/billing.py'], readFile: async () => undefined };
+    const change = { path: 'shop/billing.py', status: 'modified' as const, addedLines: [5], removalAnchors: [], hunkLines: new Set([5]) };
+    const result = await auditChange({ source, audit: DEFAULT_CONFIG.audit, index, changes: [change], functions: [], existing: [staticFinding] }, { llm, store: memoryStore(), logger: silentLogger });
+    expect(result.findings.map((f) => [f.fingerprint, f.source])).toEqual([['static-1', 'static']]);
+    expect(result.findings[0]!.message).toBe('mailer.send runs before the write that records it. **The LLM audit agrees:** Receipt emailed before the payment is recorded.');
+    expect(result.notes).toContain('1 audit finding(s) matched a static or crash finding and are shown with it.');
   });
 
   it('keeps the fingerprint when the code moves down the file', () => {

@@ -102,6 +102,29 @@ describe('OpenAI-compatible chat completions', () => {
     expect(bodies.map((b) => 'response_format' in b)).toEqual([true, false]);
   });
 
+  it("moves max_tokens to max_completion_tokens and drops temperature for a reasoning model that rejects them, then remembers", async () => {
+    const bodies: Record<string, unknown>[] = [];
+    const record = (body: Record<string, unknown>) => (bodies.push(body), true);
+    nock('https://api.openai.com')
+      .post('/v1/chat/completions', record)
+      .reply(400, { error: { message: "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.", type: 'invalid_request_error', param: 'max_tokens', code: 'unsupported_parameter' } })
+      .post('/v1/chat/completions', record)
+      .reply(400, { error: { message: "Unsupported value: 'temperature' does not support 0 with this model. Only the default (1) value is supported.", type: 'invalid_request_error', param: 'temperature', code: 'unsupported_value' } })
+      .post('/v1/chat/completions', record)
+      .times(2)
+      .reply(200, openAiCompletion('ok'));
+    const client = openAiClient({ model: 'o4-mini', apiKey: KEY, sleep });
+    const request = { messages: [{ role: 'user' as const, content: 'hi' }], maxTokens: 100, temperature: 0 };
+    await client.complete(request);
+    await client.complete(request);
+    expect(bodies.map((b) => [b.max_tokens, b.max_completion_tokens, b.temperature])).toEqual([
+      [100, undefined, 0],
+      [undefined, 100, 0],
+      [undefined, 100, undefined],
+      [undefined, 100, undefined],
+    ]);
+  });
+
   it('says what is wrong when a 200 is not a chat completion', async () => {
     nock('http://127.0.0.1:9000').post('/v1/chat/completions').reply(200, '<html>proxy login</html>');
     const client = openAiClient({ model: 'm', baseUrl: 'http://127.0.0.1:9000/v1', sleep });

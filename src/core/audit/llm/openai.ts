@@ -42,6 +42,27 @@ export function openAiClient(options: OpenAiOptions): LlmClient {
   const headers: Record<string, string> = options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {};
   let structuredOutput = true;
   const http = { ...options, secrets: [options.apiKey] };
+  // Servers differ in what they accept: older vLLM and llama.cpp reject json_schema,
+  // OpenAI's reasoning models want max_completion_tokens and no temperature. A 400
+  // naming the parameter adjusts the request once per parameter, and is remembered.
+  const adjustments: { test: RegExp; adjust: (body: Record<string, unknown>) => boolean }[] = [
+    { test: /response_format|json_schema/i, adjust: (body) => ((structuredOutput = false), delete body.response_format) },
+    { test: /max_completion_tokens/i, adjust: (body) => (body.max_tokens === undefined ? false : ((body.max_completion_tokens = body.max_tokens), delete body.max_tokens)) },
+    { test: /temperature/i, adjust: (body) => delete body.temperature },
+  ];
+  const learned = new Set<number>();
+  const postAdjusting = async (body: Record<string, unknown>): Promise<unknown> => {
+    for (const i of learned) adjustments[i]!.adjust(body);
+    for (;;) {
+      try {
+        return await postJson(url, headers, body, openAiErrorMessage, http);
+      } catch (error) {
+        const fix = error instanceof LlmHttpError && error.status === 400 ? adjustments.findIndex((a, i) => !learned.has(i) && a.test.test(error.message)) : -1;
+        if (fix < 0 || !adjustments[fix]!.adjust(body)) throw error;
+        learned.add(fix);
+      }
+    }
+  };
   return {
     model: options.model,
     pricing: options.pricing,
@@ -50,19 +71,10 @@ export function openAiClient(options: OpenAiOptions): LlmClient {
       const body: Record<string, unknown> = { model: options.model, messages };
       if (request.maxTokens !== undefined) body.max_tokens = request.maxTokens;
       if (request.temperature !== undefined) body.temperature = request.temperature;
-      const withSchema = structuredOutput && request.jsonSchema;
-      if (withSchema && request.jsonSchema) {
+      if (structuredOutput && request.jsonSchema) {
         body.response_format = { type: 'json_schema', json_schema: { name: request.jsonSchema.name, schema: request.jsonSchema.schema, strict: true } };
       }
-      let raw: unknown;
-      try {
-        raw = await postJson(url, headers, body, openAiErrorMessage, http);
-      } catch (error) {
-        if (!(withSchema && error instanceof LlmHttpError && error.status === 400 && /response_format|json_schema/i.test(error.message))) throw error;
-        structuredOutput = false;
-        delete body.response_format;
-        raw = await postJson(url, headers, body, openAiErrorMessage, http);
-      }
+      const raw = await postAdjusting(body);
       const parsed = responseSchema.safeParse(raw);
       if (!parsed.success) throw new LlmHttpError(`${url} answered 200 with no chat completion (${parsed.error.issues[0]?.path.join('.')}: ${parsed.error.issues[0]?.message}); is OPENAI_BASE_URL an OpenAI-compatible /v1 endpoint?`, 200, false);
       const choice = parsed.data.choices[0]!;
