@@ -8,9 +8,11 @@
 // test/adapters/action/dist.test.ts rebuilds into a temporary folder and fails
 // when the committed dist differs.
 import { build, type Plugin } from 'esbuild';
-import { cpSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { execa } from 'execa';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -132,9 +134,30 @@ function copyHarness(source: string, target: string): void {
   }
 }
 
+/**
+ * Builds from the last commit, not the working tree: with other work in progress
+ * around, a dist built from the working tree would not match the committed sources
+ * that CI rebuilds it from.
+ */
+async function buildFromCommit(revision: string, outDir: string): Promise<void> {
+  const tree = mkdtempSync(path.join(os.tmpdir(), 'crashprobe-build-'));
+  try {
+    await execa('sh', ['-c', `git archive --format=tar "$0" | tar -x -C "$1"`, revision, tree], { cwd: root });
+    symlinkSync(path.join(root, 'node_modules'), path.join(tree, 'node_modules'));
+    await execa(process.execPath, ['--import', 'tsx', path.join(tree, 'scripts/build-action.ts'), '--out', outDir], { cwd: tree, stdio: 'inherit' });
+  } finally {
+    rmSync(tree, { recursive: true, force: true });
+  }
+}
+
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const outIndex = process.argv.indexOf('--out');
-  const outDir = outIndex >= 0 ? path.resolve(process.argv[outIndex + 1] ?? '') : DEFAULT_OUT_DIR;
-  await buildAction(outDir);
-  process.stdout.write(`built ${path.relative(process.cwd(), outDir) || '.'}\n`);
+  const option = (name: string) => {
+    const at = process.argv.indexOf(name);
+    return at >= 0 ? (process.argv[at + 1] ?? '') : undefined;
+  };
+  const outDir = path.resolve(option('--out') ?? DEFAULT_OUT_DIR);
+  const revision = option('--from-commit');
+  if (revision !== undefined) await buildFromCommit(revision || 'HEAD', outDir);
+  else await buildAction(outDir);
+  process.stdout.write(`built ${path.relative(process.cwd(), outDir) || '.'}${revision !== undefined ? ` from ${revision || 'HEAD'}` : ''}\n`);
 }
