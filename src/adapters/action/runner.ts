@@ -5,8 +5,9 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { CrashprobeConfig } from '../../core/config/schema.ts';
 import { createLlmClient } from '../../core/audit/llm/settings.ts';
-import type { HarnessRunner, LlmClient, Logger, PullRequestSource, Store } from '../../core/ports.ts';
+import type { LlmClient, Logger, PullRequestSource, Store } from '../../core/ports.ts';
 import type { FunctionClass, Review } from '../../core/review/model.ts';
+import type { ReviewDeps } from '../../core/review/review.ts';
 import { memoryStore } from '../../core/review/verdict-cache.ts';
 // The CLI's reader of the config file: one YAML reading and one error wording for both adapters.
 import { loadConfigFile } from '../cli/config-file.ts';
@@ -24,11 +25,7 @@ export interface GitHubConnection {
 export interface ActionDeps {
   io: ActionIO;
   connect(settings: ActionSettings, event: PullRequestEvent): GitHubConnection;
-  review(
-    source: PullRequestSource,
-    config: CrashprobeConfig,
-    deps: { harness?: HarnessRunner; harnessOffReason?: string; llm?: LlmClient; store: Store; logger: Logger },
-  ): Promise<Review>;
+  review(source: PullRequestSource, config: CrashprobeConfig, deps: ReviewDeps): Promise<Review>;
   chooseHarness(config: CrashprobeConfig, options: HarnessOptions, logger: Logger): Promise<HarnessChoice>;
   sarif(review: Review): unknown;
   /** The bundle's copy of the Python harness; undefined when running from the repository. */
@@ -45,8 +42,9 @@ export const CLASS_OUTPUTS: Record<FunctionClass, string> = {
 };
 
 export const READ_ONLY_NOTICE =
-  'The token cannot write to this pull request (a fork\'s read-only token?): the review is in the job summary and annotations instead. ' +
-  'To have it posted, run crashprobe as the GitHub App or from a workflow whose token has `pull-requests: write` and `checks: write`.';
+  'The token could not write the review to this pull request (403: a fork\'s read-only token, or a workflow without ' +
+  '`pull-requests: write` and `checks: write`): the findings are in the job summary and annotations instead. ' +
+  'To have them posted on a fork\'s pull requests, install crashprobe as a GitHub App.';
 
 /** Returns the process exit code. Throws only on what the user must fix before anything can be reviewed. */
 export async function runAction(settings: ActionSettings, deps: ActionDeps): Promise<number> {
