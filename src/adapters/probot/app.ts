@@ -42,14 +42,15 @@ export function defaultDeps(statePath = './.crashprobe/state.db'): AppDeps {
 
 export default function crashprobeApp(app: Probot, _options?: ApplicationFunctionOptions, deps: AppDeps = defaultDeps()): CrashprobeApp {
   const logger = pinoLogger(app);
-  let botLogin: Promise<string | undefined> | undefined;
+  // The app's own id and bot login, so only its check runs and comments count as crashprobe's (asked once).
+  let identity: Promise<{ appId: number; botLogin: string }> | undefined;
   const appIdentity = () =>
-    (botLogin ??= app
+    (identity ??= app
       .auth()
       .then((octokit) => githubCall('GET /app', () => octokit.rest.apps.getAuthenticated()))
-      .then(({ data }) => (data?.slug ? `${data.slug}[bot]` : undefined))
+      .then(({ data }) => ({ appId: data!.id, botLogin: `${data!.slug}[bot]` }))
       .catch((error: Error) => {
-        botLogin = undefined;
+        identity = undefined;
         throw error;
       }));
 
@@ -63,7 +64,7 @@ export default function crashprobeApp(app: Probot, _options?: ApplicationFunctio
         review: deps.review,
         harness: deps.harness,
         logger,
-        botLogin: await appIdentity(),
+        ...(await appIdentity()),
         workRoot: deps.workRoot,
       });
     },
@@ -135,7 +136,8 @@ export default function crashprobeApp(app: Probot, _options?: ApplicationFunctio
   };
 }
 
+/** Probot's log exists only once Probot has initialized, so it is looked up at each call. */
 function pinoLogger(app: Probot): Logger {
-  const log = app.log.child({ name: 'crashprobe' });
-  return { info: (m) => log.info(m), warn: (m) => log.warn(m), error: (m) => log.error(m) };
+  const log = () => app.log ?? { info: console.log, warn: console.warn, error: console.error };
+  return { info: (m) => log().info(m), warn: (m) => log().warn(m), error: (m) => log().error(m) };
 }

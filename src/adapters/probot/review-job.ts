@@ -101,7 +101,7 @@ export async function runReviewJob(job: Job, octokit: AppOctokit, deps: ReviewJo
   const source = githubPullRequestSource(octokit, { owner, repo, number, baseSha: pr.base.sha, headSha, fromFork }, { workRoot: deps.workRoot });
   try {
     const harness = await chooseHarness(config, fromFork, deps, log);
-    const review = await deps.review(source, config, { ...harness, store: deps.state.verdicts, logger: log });
+    const review = await deps.review(source, config, { harness: harness.harness, harnessOffReason: harness.offReason, store: deps.state.verdicts, logger: log });
     const result = await publishReview(octokit, { owner, repo, number }, review, await source.changedFiles(), {
       ledger: deps.state.fingerprints,
       author: deps.botLogin,
@@ -153,7 +153,8 @@ export async function loadConfig(octokit: AppOctokit, owner: string, repo: strin
     const status = (error as { status?: number }).status;
     if (status) throw new GitHubApiError(`GET /repos/${owner}/${repo}/contents/${CONFIG_PATH}`, status, (error as Error).message);
     // The plugin throws a plain Error when the YAML does not parse.
-    throw new ConfigError(CONFIG_PATH, [`(top level): not valid YAML: ${(error as Error).message.replace(/^\[@probot\/octokit-plugin-config\] /, '')}`]);
+    const cause = (error as Error).cause instanceof Error ? ` (${((error as Error).cause as Error).message.split('\n')[0]})` : '';
+    throw new ConfigError(CONFIG_PATH, [`(top level): ${(error as Error).message.replace(/^\[@probot\/octokit-plugin-config\] /, '')}${cause}`]);
   }
   return parseConfig(raw ?? {}, CONFIG_PATH);
 }

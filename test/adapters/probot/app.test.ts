@@ -1,0 +1,278 @@
+import nock from 'nock';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Review } from '../../../src/core/review/model.ts';
+import { API, comment, ORDERS_PATCH, sampleReview } from '../github/fixtures.ts';
+import { createTestApp, webhookExample, type TestApp } from './helpers.ts';
+
+const OWNER = 'Codertocat';
+const REPO = 'Hello-World';
+const repo = `/repos/${OWNER}/${REPO}`;
+let test: TestApp | undefined;
+
+beforeAll(() => nock.disableNetConnect());
+afterEach(async () => {
+  await test?.close();
+  test = undefined;
+  nock.cleanAll();
+});
+
+function openedPayload() {
+  return webhookExample('pull_request', 'opened');
+}
+
+function reviewFor(headSha: string): Review {
+  return sampleReview([comment('fp-send', 3)], { repository: `${OWNER}/${REPO}`, headSha });
+}
+
+/** What every job asks first: a token, the app's identity, the pull request, the config (repo, then the owner's .github repo). */
+function nockJobStart(pr: Record<string, any>, config: { status: number; body?: string } = { status: 404 }) {
+  const scope = nock(API)
+    .post('/app/installations/1/access_tokens')
+    .reply(201, { token: 'installation-token', expires_at: new Date(Date.now() + 3_600_000).toISOString() })
+    .get('/app')
+    .reply(200, { id: 42, slug: 'crashprobe' })
+    .get(`${repo}/pulls/${pr.number}`)
+    .reply(200, pr)
+    .get(`${repo}/contents/.github%2Fcrashprobe.yml`)
+    .reply(config.status, config.body ?? { message: 'Not Found' }, { 'content-type': config.status === 200 ? 'text/plain; charset=utf-8' : 'application/json; charset=utf-8' });
+  if (config.status === 404) scope.get(`/repos/${OWNER}/.github/contents/.github%2Fcrashprobe.yml`).reply(404, { message: 'Not Found' });
+  return scope;
+}
+
+function stripTimes(body: any) {
+  const copy = { ...body };
+  for (const key of ['started_at', 'completed_at']) if (key in copy) copy[key] = '<time>';
+  return copy;
+}
+
+describe('crashprobe Probot app', () => {
+  it('answers a pull_request.opened delivery with one check run and one review; a redelivery does nothing', async () => {
+    const payload = openedPayload();
+    const pr = payload.pull_request;
+    test = await createTestApp(async (source) => reviewFor(source.headSha));
+    const sent: { call: string; body: unknown }[] = [];
+    const record = (call: string) => (body: any) => (sent.push({ call, body: stripTimes(body) }), true);
+    const scope = nockJobStart(pr)
+      .get(`${repo}/commits/${pr.head.sha}/check-runs`)
+      .query({ check_name: 'crashprobe', filter: 'all', app_id: '42' })
+      .reply(200, { total_count: 0, check_runs: [] })
+      .post(`${repo}/check-runs`, record('create check run'))
+      .reply(201, { id: 900 })
+      .get(`${repo}/pulls/2/files`).query(true)
+      .reply(200, [{ filename: 'shop/orders.py', status: 'modified', patch: ORDERS_PATCH }])
+      .get(`${repo}/pulls/2/comments`).query(true)
+      .reply(200, [])
+      .post(`${repo}/pulls/2/reviews`, record('create review'))
+      .reply(200, { id: 101 })
+      .get(`${repo}/issues/2/comments`).query(true)
+      .reply(200, [])
+      .post(`${repo}/issues/2/comments`, (body) => (sent.push({ call: 'create summary', body: '<summary>' }), typeof body.body === 'string'))
+      .reply(201, { id: 6 })
+      .patch(`${repo}/check-runs/900`, record('complete check run'))
+      .reply(200, { id: 900 });
+
+    await test.probot.receive({ id: 'delivery-1', name: 'pull_request', payload } as never);
+    await test.app.pool.idle();
+    await test.probot.receive({ id: 'delivery-1', name: 'pull_request', payload } as never);
+    await test.app.pool.idle();
+
+    expect(test.reviews).toHaveLength(1);
+    const [source, config, deps] = test.reviews[0]!;
+    expect(source).toMatchObject({ repository: `${OWNER}/${REPO}`, number: 2, headSha: pr.head.sha, fromFork: false });
+    expect(config.fail_on).toBe('unsafe');
+    expect(deps.harness).toBeDefined();
+    expect(test.state.jobs().map((j) => [j.key, j.status, j.checkRunId])).toEqual([[`${OWNER}/${REPO}#2@${pr.head.sha}`, 'done', 900]]);
+    expect(sent).toMatchInlineSnapshot(`
+      [
+        {
+          "body": {
+            "head_sha": "ec26c3e57ca3a959ca5aad62de7213c562f8c821",
+            "name": "crashprobe",
+            "output": {
+              "summary": "Crash-testing the touched functions in both sqlite3 transaction modes.",
+              "title": "crashprobe is reviewing",
+            },
+            "started_at": "<time>",
+            "status": "in_progress",
+          },
+          "call": "create check run",
+        },
+        {
+          "body": {
+            "body": "crashprobe: 1 new finding(s) on ec26c3e; the summary comment has the whole picture.
+      <!-- crashprobe:review head=ec26c3e57ca3a959ca5aad62de7213c562f8c821 -->",
+            "comments": [
+              {
+                "body": "**Sends before it records** · \`send-before-record\`
+
+      The e-mail goes out before the refund is committed.
+      <!-- crashprobe:fp=fp-send -->
+      ",
+                "line": 3,
+                "path": "shop/orders.py",
+                "side": "RIGHT",
+              },
+            ],
+            "commit_id": "ec26c3e57ca3a959ca5aad62de7213c562f8c821",
+            "event": "COMMENT",
+          },
+          "call": "create review",
+        },
+        {
+          "body": "<summary>",
+          "call": "create summary",
+        },
+        {
+          "body": {
+            "completed_at": "<time>",
+            "conclusion": "failure",
+            "output": {
+              "annotations": [
+                {
+                  "annotation_level": "failure",
+                  "end_line": 3,
+                  "message": "The e-mail goes out first.",
+                  "path": "shop/orders.py",
+                  "start_line": 3,
+                  "title": "Sends before it records",
+                },
+              ],
+              "summary": "## crashprobe: 1 unsafe",
+              "title": "crashprobe: 1 unsafe",
+            },
+            "status": "completed",
+          },
+          "call": "complete check run",
+        },
+      ]
+    `);
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('ends the check run as action_required, naming the field, when the config is broken, and posts nothing else', async () => {
+    const payload = openedPayload();
+    test = await createTestApp(async (source) => reviewFor(source.headSha));
+    let completion: any;
+    const scope = nockJobStart(payload.pull_request, { status: 200, body: 'fail_on: sometimes\nharness:\n  forks: maybe\n' })
+      .get(`${repo}/commits/${payload.pull_request.head.sha}/check-runs`).query(true)
+      .reply(200, { total_count: 0, check_runs: [] })
+      .post(`${repo}/check-runs`).reply(201, { id: 901 })
+      .patch(`${repo}/check-runs/901`, (body) => ((completion = body), true)).reply(200, { id: 901 });
+
+    await test.probot.receive({ id: 'delivery-2', name: 'pull_request', payload } as never);
+    await test.app.pool.idle();
+
+    expect(test.reviews).toHaveLength(0);
+    expect(completion.conclusion).toBe('action_required');
+    expect(completion.output.title).toBe('crashprobe: .github/crashprobe.yml is not valid');
+    expect(completion.output.summary).toMatchInlineSnapshot(`
+      "crashprobe did not review this pull request: \`.github/crashprobe.yml\` on the default branch is not valid.
+
+      - \`fail_on\`: Invalid enum value. Expected 'unsafe' | 'safe_by_accident' | 'never', received 'sometimes'
+      - \`harness.forks\`: Expected boolean, received string
+
+      Fix the file on the default branch (the schema is \`schema/crashprobe.schema.json\`), then re-run this check."
+    `);
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('skips a draft unless the config asks for drafts', async () => {
+    const payload = openedPayload();
+    payload.pull_request.draft = true;
+    test = await createTestApp(async (source) => reviewFor(source.headSha));
+    const scope = nockJobStart(payload.pull_request);
+    await test.probot.receive({ id: 'delivery-3', name: 'pull_request', payload } as never);
+    await test.app.pool.idle();
+    expect(test.reviews).toHaveLength(0);
+    expect(test.state.jobs()[0]?.status).toBe('done');
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('reviews a fork without the crash harness unless harness.forks is on', async () => {
+    const payload = openedPayload();
+    payload.pull_request.head.repo.full_name = 'mallory/Hello-World';
+    // An empty review: nothing inline, so only the summary is posted.
+    test = await createTestApp(async (source) => sampleReview([], { headSha: source.headSha, findings: [] }));
+    const scope = nockJobStart(payload.pull_request)
+      .get(`${repo}/commits/${payload.pull_request.head.sha}/check-runs`).query(true)
+      .reply(200, { total_count: 0, check_runs: [] })
+      .post(`${repo}/check-runs`).reply(201, { id: 902 })
+      .get(`${repo}/pulls/2/files`).query(true).reply(200, [])
+      .get(`${repo}/pulls/2/comments`).query(true).reply(200, [])
+      .get(`${repo}/issues/2/comments`).query(true).reply(200, [])
+      .post(`${repo}/issues/2/comments`).reply(201, { id: 7 })
+      .patch(`${repo}/check-runs/902`).reply(200, { id: 902 });
+
+    await test.probot.receive({ id: 'delivery-4', name: 'pull_request', payload } as never);
+    await test.app.pool.idle();
+
+    const [source, , deps] = test.reviews[0]!;
+    expect(source.fromFork).toBe(true);
+    expect(deps.harness).toBeUndefined();
+    expect(deps.harnessOffReason).toMatch(/fork/);
+    expect(test.harnessAsked).toBe(0);
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('re-reviews on `/crashprobe review` from a collaborator with a new check run, and ignores other comments', async () => {
+    const payload = webhookExample('issue_comment', 'created');
+    payload.issue.pull_request = { url: `https://api.github.com${repo}/pulls/1` };
+    const pr = { ...openedPayload().pull_request, number: 1 };
+    test = await createTestApp(async (source) => reviewFor(source.headSha));
+    await test.probot.receive({ id: 'delivery-5', name: 'issue_comment', payload } as never);
+    expect(test.state.jobs()).toHaveLength(0);
+
+    payload.comment.body = '/crashprobe review please';
+    const scope = nockJobStart(pr)
+      // A re-run asks for a new check run: no lookup of the old one.
+      .post(`${repo}/check-runs`).reply(201, { id: 903 })
+      .get(`${repo}/pulls/1/files`).query(true)
+      .reply(200, [{ filename: 'shop/orders.py', status: 'modified', patch: ORDERS_PATCH }])
+      .get(`${repo}/pulls/1/comments`).query(true)
+      .reply(200, [{ id: 11, body: comment('fp-send', 3).body, user: { login: 'crashprobe[bot]', type: 'Bot' } }])
+      .get(`${repo}/issues/1/comments`).query(true).reply(200, [])
+      .post(`${repo}/issues/1/comments`).reply(201, { id: 8 })
+      .patch(`${repo}/check-runs/903`).reply(200, { id: 903 });
+    await test.probot.receive({ id: 'delivery-6', name: 'issue_comment', payload } as never);
+    await test.app.pool.idle();
+
+    expect(test.reviews).toHaveLength(1);
+    expect(test.state.jobs()[0]).toMatchObject({ key: `${OWNER}/${REPO}#1!delivery-6`, status: 'done' });
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('resumes a job that a killed process left running, and completes the check run it had started', async () => {
+    const payload = openedPayload();
+    const pr = payload.pull_request;
+    test = await createTestApp(async (source) => reviewFor(source.headSha), { concurrency: 1 });
+    await test.app.stop();
+    // What a killed process leaves: a delivery, a running job owned by a process that is gone, its check run.
+    test.state.admit('delivery-7', 'pull_request', {
+      key: `${OWNER}/${REPO}#2@${pr.head.sha}`,
+      payload: { installationId: 1, owner: OWNER, repo: REPO, number: 2, headSha: pr.head.sha, rerun: false, event: 'pull_request.opened' },
+    });
+    const job = test.state.claim('some-host-that-is-gone:1', 60_000)!;
+    test.state.setCheckRun(job.id, 904);
+    const scope = nockJobStart(pr)
+      .get(`${repo}/pulls/2/files`).query(true)
+      .reply(200, [{ filename: 'shop/orders.py', status: 'modified', patch: ORDERS_PATCH }])
+      // The review was posted before the kill: its fingerprint is there, so no second review.
+      .get(`${repo}/pulls/2/comments`).query(true)
+      .reply(200, [{ id: 11, body: comment('fp-send', 3).body, user: { login: 'crashprobe[bot]', type: 'Bot' } }])
+      .get(`${repo}/issues/2/comments`).query(true).reply(200, [])
+      .post(`${repo}/issues/2/comments`).reply(201, { id: 9 })
+      .patch(`${repo}/check-runs/904`).reply(200, { id: 904 });
+
+    // A restarted app on another host sees the lease and waits; here the lease has run out.
+    test.state.db.prepare('UPDATE jobs SET lease_until = 0').run();
+    const restarted = await createTestApp(async (source) => reviewFor(source.headSha), { state: test.state, concurrency: 1 });
+    await restarted.app.pool.idle();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await restarted.app.pool.idle();
+    await restarted.app.stop();
+
+    expect(restarted.reviews).toHaveLength(1);
+    expect(test.state.jobs()[0]).toMatchObject({ status: 'done', attempts: 2, checkRunId: 904 });
+    expect(scope.isDone()).toBe(true);
+  });
+});

@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import { readSettings, SettingsError } from '../../../src/adapters/probot/settings.ts';
+import { PRIVATE_KEY } from './helpers.ts';
+
+describe('readSettings', () => {
+  it("reads Probot's standard variables and crashprobe's own", () => {
+    const settings = readSettings({
+      APP_ID: '42',
+      PRIVATE_KEY: PRIVATE_KEY.replace(/\n/g, '\\n'),
+      WEBHOOK_SECRET: 's',
+      PORT: '4000',
+      GHE_HOST: 'github.example.com',
+      CRASHPROBE_STATE: '/var/lib/crashprobe/state.db',
+      CRASHPROBE_CONCURRENCY: '4',
+    });
+    expect(settings).toMatchObject({
+      appId: 42,
+      privateKey: PRIVATE_KEY,
+      port: 4000,
+      baseUrl: 'https://github.example.com/api/v3',
+      statePath: '/var/lib/crashprobe/state.db',
+      concurrency: 4,
+      webhookPath: '/api/github/webhooks',
+    });
+  });
+
+  it('defaults the state file under the working folder and reads the key from PRIVATE_KEY_PATH', () => {
+    const settings = readSettings({ APP_ID: '1', PRIVATE_KEY_PATH: '/keys/app.pem', WEBHOOK_SECRET: 's' }, () => PRIVATE_KEY);
+    expect(settings).toMatchObject({ statePath: './.crashprobe/state.db', port: 3000, baseUrl: undefined, concurrency: 2 });
+  });
+
+  it('names every missing or wrong variable at once', () => {
+    const error = (() => {
+      try {
+        readSettings({ APP_ID: 'abc', PRIVATE_KEY: 'not a key', PORT: 'http', GHE_PROTOCOL: 'ftp' });
+      } catch (e) {
+        return e;
+      }
+    })() as SettingsError;
+    expect(error).toBeInstanceOf(SettingsError);
+    expect(error.problems).toMatchInlineSnapshot(`
+      [
+        "APP_ID must be the numeric id of the GitHub App (its settings page shows it)",
+        "the private key is not PEM: expected "-----BEGIN RSA PRIVATE KEY-----"",
+        "WEBHOOK_SECRET must be the webhook secret set in the App's settings",
+        "PORT must be a port number, not "http"",
+        "GHE_PROTOCOL must be https or http, not "ftp"",
+      ]
+    `);
+  });
+});
