@@ -35,7 +35,7 @@ describe('action/dist', () => {
       const [before, after] = await Promise.all([readFile(path.join(DEFAULT_OUT_DIR, file)), readFile(path.join(fresh, file))]);
       if (!before.equals(after)) stale.push(file);
     }
-    expect(stale, 'action/dist is stale: run npm run build:action and commit action/dist').toEqual([]);
+    expect(stale, 'action/dist is stale: commit the sources, then run npm run build:action -- --from-commit HEAD and commit action/dist').toEqual([]);
   });
 
   it('ships the Python harness and the native addons for Linux', async () => {
