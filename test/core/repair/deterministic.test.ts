@@ -95,8 +95,8 @@ describe('LLM answers', () => {
 
   it('validates the JSON and puts the new function where the old one was, re-indented', () => {
     const parsed = parseAnswer('Here you go:\n{"function": "def run(self, conn):\\n    with conn:\\n        pass", "imports": ["import os"], "explanation": "x"}');
-    expect(parsed.success).toBe(true);
-    const applied = applyAnswer(module, 'Jobs.run', (parsed as { data: never }).data);
+    if (!parsed.success) throw new Error(`the answer should parse: ${parsed.error}`);
+    const applied = applyAnswer(module, 'Jobs.run', parsed.data);
     expect(applied).toEqual({ source: ['import json', 'import os', '', '', 'class Jobs:', '    def run(self, conn):', '        with conn:', '            pass', ''].join('\n') });
   });
 
