@@ -6,3 +6,4 @@ export { githubPullRequestSource, type PullRequestHead, type GitHubSourceOptions
 export { publishReview, githubCommentSink, summaryBody, type FingerprintLedger, type PublishOptions, type PublishResult } from './publish.ts';
 export { startCheckRun, completeCheckRun, reviewOutcome, CHECK_NAME, type CheckOutcome } from './check-run.ts';
 export { placeComments, MAX_INLINE_COMMENTS } from './anchors.ts';
+export { connectPullRequest, type PullRequestConnection } from './connection.ts';

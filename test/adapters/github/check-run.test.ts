@@ -2,20 +2,13 @@ import nock from 'nock';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { completeCheckRun, MAX_SUMMARY_CHARS, reviewOutcome, startCheckRun } from '../../../src/adapters/github/check-run.ts';
 import type { Annotation } from '../../../src/core/review/model.ts';
-import { API, HEAD, PR, sampleReview, testOctokit } from './fixtures.ts';
+import { API, HEAD, PR, sampleReview, testOctokit, withoutTimes } from './fixtures.ts';
 
 const repo = `/repos/${PR.owner}/${PR.repo}`;
 const REPO = { owner: PR.owner, repo: PR.repo };
 
 beforeAll(() => nock.disableNetConnect());
 afterEach(() => nock.cleanAll());
-
-/** Timestamps change every run; the snapshot keeps their presence, not their value. */
-function withoutTimes(body: Record<string, unknown>) {
-  const copy = { ...body };
-  for (const key of ['started_at', 'completed_at']) if (key in copy) copy[key] = '<time>';
-  return copy;
-}
 
 describe('check run', () => {
   it('is created in_progress on the head commit', async () => {

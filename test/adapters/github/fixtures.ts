@@ -70,3 +70,10 @@ export function sampleReview(comments: InlineComment[] = [comment('fp-send', 3)]
 }
 
 export const BOT = { login: 'crashprobe[bot]', type: 'Bot' };
+
+/** Timestamps change every run; a snapshot keeps their presence, not their value. */
+export function withoutTimes<T extends object>(body: T): T {
+  const copy = { ...body } as Record<string, unknown>;
+  for (const key of ['started_at', 'completed_at']) if (key in copy) copy[key] = '<time>';
+  return copy as T;
+}

@@ -249,3 +249,18 @@ describe('publishReview', () => {
     expect(scope.isDone()).toBe(true);
   });
 });
+
+describe('connectPullRequest', () => {
+  it('posts the check run around the review, and surfaces a read-only token as status 403', async () => {
+    const { connectPullRequest } = await import('../../../src/adapters/github/connection.ts');
+    const head = { ...PR, baseSha: 'b'.repeat(40), headSha: sampleReview().headSha, fromFork: true };
+    const scope = nock(API)
+      .get(`${repo}/commits/${head.headSha}/check-runs`).query(true)
+      .reply(200, { total_count: 0, check_runs: [] })
+      .post(`${repo}/check-runs`).reply(403, { message: 'Resource not accessible by integration' });
+    const connection = connectPullRequest(testOctokit(), head);
+    const error = await connection.publish(sampleReview()).catch((e: unknown) => e);
+    expect(error).toMatchObject({ name: 'GitHubApiError', status: 403, call: `POST ${repo}/check-runs` });
+    expect(scope.isDone()).toBe(true);
+  });
+});

@@ -1,7 +1,7 @@
 import nock from 'nock';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Review } from '../../../src/core/review/model.ts';
-import { API, comment, ORDERS_PATCH, sampleReview } from '../github/fixtures.ts';
+import { API, comment, ORDERS_PATCH, sampleReview, withoutTimes } from '../github/fixtures.ts';
 import { createTestApp, webhookExample, type TestApp } from './helpers.ts';
 
 const OWNER = 'Codertocat';
@@ -39,19 +39,13 @@ function nockJobStart(pr: Record<string, any>, config: { status: number; body?: 
   return scope;
 }
 
-function stripTimes(body: any) {
-  const copy = { ...body };
-  for (const key of ['started_at', 'completed_at']) if (key in copy) copy[key] = '<time>';
-  return copy;
-}
-
 describe('crashprobe Probot app', () => {
   it('answers a pull_request.opened delivery with one check run and one review; a redelivery does nothing', async () => {
     const payload = openedPayload();
     const pr = payload.pull_request;
     test = await createTestApp(async (source) => reviewFor(source.headSha));
     const sent: { call: string; body: unknown }[] = [];
-    const record = (call: string) => (body: any) => (sent.push({ call, body: stripTimes(body) }), true);
+    const record = (call: string) => (body: any) => (sent.push({ call, body: withoutTimes(body) }), true);
     const scope = nockJobStart(pr)
       .get(`${repo}/commits/${pr.head.sha}/check-runs`)
       .query({ check_name: 'crashprobe', filter: 'all', app_id: '42' })
@@ -273,6 +267,31 @@ describe('crashprobe Probot app', () => {
 
     expect(restarted.reviews).toHaveLength(1);
     expect(test.state.jobs()[0]).toMatchObject({ status: 'done', attempts: 2, checkRunId: 904 });
+    expect(scope.isDone()).toBe(true);
+  });
+});
+
+describe('check_run.rerequested', () => {
+  it('finds the pull request of the head when GitHub names none, and ignores other apps\' check names', async () => {
+    const payload = webhookExample('check_run', 'rerequested');
+    const sha = payload.check_run.head_sha;
+    const path = `/repos/${payload.repository.full_name}`;
+    test = await createTestApp(async (source) => reviewFor(source.headSha));
+    await test.probot.receive({ id: 'rerequest-0', name: 'check_run', payload } as never);
+    expect(test.state.jobs()).toHaveLength(0);
+
+    payload.check_run.name = 'crashprobe';
+    const scope = nock(API)
+      .post('/app/installations/1/access_tokens')
+      .reply(201, { token: 'installation-token', expires_at: new Date(Date.now() + 3_600_000).toISOString() })
+      .get('/app').reply(200, { id: 42, slug: 'crashprobe' })
+      .get(`${path}/commits/${sha}/pulls`).reply(200, [{ number: 5, state: 'open', head: { sha } }])
+      .get(`${path}/pulls/5`).reply(200, { number: 5, state: 'closed', head: { sha } });
+    await test.probot.receive({ id: 'rerequest-1', name: 'check_run', payload } as never);
+    await test.app.pool.idle();
+
+    expect(test.state.jobs()[0]).toMatchObject({ key: `${payload.repository.full_name}@${sha}!rerequest-1`, status: 'done' });
+    expect(test.reviews).toHaveLength(0);
     expect(scope.isDone()).toBe(true);
   });
 });
