@@ -1,4 +1,4 @@
-import { knownWrite, rerunSafeDdl, transactionFacts } from './facts.ts';
+import { knownWrite, pendingWritesBefore, rerunSafeDdl, transactionFacts } from './facts.ts';
 import { defineRule } from './rule.ts';
 import { mutuallyExclusive } from './syntax.ts';
 
@@ -19,15 +19,21 @@ export const ddlOutsideTransaction = defineRule({
     return {
       'function:exit'() {
         const facts = transactionFacts(context);
-        // IF [NOT] EXISTS and TEMP objects: a re-run after a crash simply goes on.
+        const { effects } = context;
         const ddl = facts.ddl.find(
-          (effect) => !rerunSafeDdl(effect.sql?.text ?? '') && !facts.opens.some((open) => open.node.startIndex <= effect.node.startIndex),
+          (effect) =>
+            // IF [NOT] EXISTS and TEMP objects: a re-run after a crash simply goes on.
+            !rerunSafeDdl(effect.sql?.text ?? '') &&
+            !facts.opens.some((open) => open.node.startIndex <= effect.node.startIndex) &&
+            // After an uncommitted INSERT/UPDATE/DELETE the default mode's implicit transaction holds the DDL too.
+            !pendingWritesBefore(context, effects.indexOf(effect)).some((write) => write.kind === 'db-write'),
         );
         if (!ddl) return;
-        const others = [...facts.dmlWrites, ...facts.ddl, ...facts.scripts].filter(
-          (effect) => effect !== ddl && knownWrite(effect) && !mutuallyExclusive(ddl.node, effect.node, fnNode),
-        );
-        if (others.length === 0 && !ddl.inLoop) return;
+        const laterWrites = effects
+          .slice(effects.indexOf(ddl) + 1)
+          .filter((effect) => effect.kind.startsWith('db-') && knownWrite(effect) && !mutuallyExclusive(ddl.node, effect.node, fnNode));
+        // The DDL as the last write leaves nothing undone behind it.
+        if (laterWrites.length === 0 && !ddl.inLoop) return;
         context.report({ node: ddl.node, messageId: 'ddlNoTransaction', data: { statement: statementHead(ddl.sql?.text ?? 'DDL') } });
       },
     };

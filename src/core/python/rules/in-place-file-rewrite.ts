@@ -1,7 +1,7 @@
 import type { Effect, SyntaxNode } from '../model.ts';
 import { callParts, walkFunctionBody } from '../body-walk.ts';
 import { defineRule } from './rule.ts';
-import { compactText, isTemporaryPath } from './syntax.ts';
+import { compactText, isTemporaryPath, mutuallyExclusive } from './syntax.ts';
 
 /** Openers whose first argument is the path (`os.fdopen` takes a descriptor, usually a temp file's). */
 const PATH_OPENERS = new Set(['open', 'io.open', 'codecs.open', 'builtins.open', 'gzip.open', 'bz2.open', 'lzma.open', 'tarfile.open']);
@@ -19,22 +19,31 @@ export const inPlaceFileRewrite = defineRule({
         '{{path}} is read and then rewritten in place ({{how}}): a crash mid-write leaves it empty or torn, and the old contents are lost',
       updatedInPlace: '{{path}} is opened \'{{mode}}\' and changed in place: a crash mid-write leaves it part old, part new',
       truncatesInPlace: '{{path}} is truncated and written in place ({{how}}): a crash mid-write leaves it empty or torn',
+      removedBeforeRename:
+        '{{path}} is removed before the new file is renamed over it (line {{renameLine}}): a crash between them leaves no file at all',
     },
     messageSeverity: { truncatesInPlace: 'info' },
     hint: 'Write to a temp file in the same directory, flush and fsync it, then os.replace() it over the target.',
   },
   create(context) {
     const fnNode = context.fn.node;
+    const reportRemovedBeforeRename = (removal: Effect, moves: readonly Effect[]): void => {
+      const removed = callParts(removal.node).positional[0] ?? callParts(removal.node).receiver;
+      const rename = removed && moves.find((move) => move.node.startIndex > removal.node.startIndex && movedPaths(move.node).target === compactText(removed));
+      if (!removed || !rename || mutuallyExclusive(removal.node, rename.node, fnNode)) return;
+      context.report({ node: removal.node, messageId: 'removedBeforeRename', data: { path: shorten(removed.text), renameLine: rename.range.startLine } });
+    };
     return {
       'function:exit'() {
-        const movedAway = context.effects
-          .filter((effect) => (effect.kind === 'file-replace' || effect.kind === 'file-rename') && !effect.via)
-          .map((effect) => movedSource(effect.node))
-          .filter((source): source is string => source !== undefined);
+        const moves = context.effects.filter((effect) => (effect.kind === 'file-replace' || effect.kind === 'file-rename') && !effect.via);
         for (const effect of context.effects) {
+          if (effect.kind === 'file-delete' && !effect.via) reportRemovedBeforeRename(effect, moves);
           if (effect.kind !== 'file-write' || effect.via) continue;
           const target = writeTarget(effect);
-          if (!target || isTemporaryPath(target.path) || movedAway.includes(compactText(target.path))) continue;
+          if (!target || isTemporaryPath(target.path)) continue;
+          const path = compactText(target.path);
+          // Written, then moved over its target: the temp-file pattern, whatever the name.
+          if (moves.some((move) => move.node.startIndex > effect.node.startIndex && movedPaths(move.node).source === path)) continue;
           const data = { path: shorten(target.path.text), how: target.how, mode: target.mode };
           if (target.mode.includes('+') && !target.mode.includes('w')) {
             context.report({ node: effect.node, messageId: 'updatedInPlace', data });
@@ -69,11 +78,13 @@ function writeTarget(effect: Effect): WriteTarget | undefined {
   return path ? { path, mode, how: `open(..., '${mode}')` } : undefined;
 }
 
-/** What `os.replace(src, dst)`, `os.rename`, `shutil.move` or `src.replace(dst)` moves away. */
-function movedSource(node: SyntaxNode): string | undefined {
+/** Source and target of `os.replace(src, dst)`, `os.rename`, `shutil.move` or `src.replace(dst)`, as compact text. */
+function movedPaths(node: SyntaxNode): { source?: string; target?: string } {
   const call = callParts(node);
-  const source = call.callee.startsWith('os.') || call.callee.startsWith('shutil.') ? call.positional[0] : call.receiver;
-  return source && compactText(source);
+  const moduleCall = call.callee.startsWith('os.') || call.callee.startsWith('shutil.');
+  const source = moduleCall ? call.positional[0] : call.receiver;
+  const target = moduleCall ? call.positional[1] : call.positional[0];
+  return { source: source && compactText(source), target: target && compactText(target) };
 }
 
 /** The same path expression opened for reading, or read with read_text/read_bytes, anywhere in the function. */

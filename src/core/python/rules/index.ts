@@ -24,6 +24,7 @@ import type { Effect, Finding, PyFunction, PyModule, SyntaxNode, TxStyleResult }
 import { rangeOf } from '../source-range.ts';
 import { findingId, normalizedCode } from './finding-id.ts';
 import type { ReportDescriptor, Rule, RuleContext, RuleListener } from './rule.ts';
+import { resolveSameModuleHelper, type HelperResolver } from '../effects.ts';
 import { withoutInMemoryDatabase } from './memory-db.ts';
 import { isOwnCode } from './syntax.ts';
 import { commitInLoop } from './commit-in-loop.ts';
@@ -62,6 +63,12 @@ export interface RuleInput {
   /** The function's effects as `findEffects` gives them (helpers' effects anchored at the call). */
   effects: readonly Effect[];
   txStyle: TxStyleResult;
+  /**
+   * The resolver the effects were found with. Optional: same-module helpers by
+   * default; with the repository's (callgraph.ts) the rules also see, say, an
+   * in-memory connection that a test utility in another file opens.
+   */
+  resolveHelper?: HelperResolver;
 }
 
 export interface RunRulesOptions {
@@ -73,7 +80,7 @@ export function runRules(input: RuleInput, options: RunRulesOptions = {}): Findi
   const { module, fn } = input;
   // A nested function is its own unit: its effects are judged when it is.
   const ownEffects = input.effects.filter((effect) => isOwnCode(effect.node, fn.node));
-  const effects = withoutInMemoryDatabase(ownEffects, fn.node, module);
+  const effects = withoutInMemoryDatabase(ownEffects, fn, module, input.resolveHelper ?? resolveSameModuleHelper);
   const reports: { rule: Rule; descriptor: ReportDescriptor }[] = [];
   const listeners: { rule: Rule; listener: RuleListener }[] = [];
   for (const rule of options.rules ?? rules) {

@@ -1,15 +1,19 @@
 // A database opened on ":memory:" dies with the process: a crash leaves
 // nothing half-written, so its effects are no concern of the crash rules.
-import type { Effect, PyModule, SyntaxNode } from '../model.ts';
+import type { Effect, PyFunction, PyModule, SyntaxNode } from '../model.ts';
+import type { HelperResolver } from '../effects.ts';
 import { callParts } from '../body-walk.ts';
 import { localAssignmentBefore, resolveString } from '../string-value.ts';
-import { resolveLocalCall } from '../local-resolve.ts';
 import { compactText } from './syntax.ts';
 
-/** The function's effects without the database calls made on a connection (or its cursor) opened on ":memory:". */
-export function withoutInMemoryDatabase(effects: readonly Effect[], fnNode: SyntaxNode, module: PyModule): Effect[] {
+/**
+ * The function's effects without the database calls made on a connection (or
+ * its cursor) opened on ":memory:". `resolveHelper` follows a call such as a
+ * test utility's `memory_database()` to the function that opens it.
+ */
+export function withoutInMemoryDatabase(effects: readonly Effect[], fn: PyFunction, module: PyModule, resolveHelper: HelperResolver): Effect[] {
   if (!effects.some((effect) => effect.kind.startsWith('db-'))) return [...effects];
-  const names = inMemoryNames(fnNode, module);
+  const names = inMemoryNames(fn, module, resolveHelper);
   return effects.filter((effect) => {
     if (!effect.kind.startsWith('db-')) return true;
     if (effect.via) return !(effect.via.path === module.path && closureCallInMemory(effect.via.line, module, names));
@@ -24,7 +28,8 @@ export function withoutInMemoryDatabase(effects: readonly Effect[], fnNode: Synt
  * itself (`con = sqlite3.connect(":memory:")`, `with connect(":memory:") as c`),
  * and `self.x` attributes set so anywhere in the enclosing class (a test's setUp).
  */
-function inMemoryNames(fnNode: SyntaxNode, module: PyModule): Set<string> {
+function inMemoryNames(fn: PyFunction, module: PyModule, resolveHelper: HelperResolver): Set<string> {
+  const fnNode = fn.node;
   const scopes = [fnNode];
   const classNode = enclosingClass(fnNode);
   if (classNode) scopes.push(classNode);
@@ -45,10 +50,11 @@ function inMemoryNames(fnNode: SyntaxNode, module: PyModule): Set<string> {
     }
   }
   const names = new Set<string>();
-  // Twice: a cursor may be bound before the connection it comes from is seen.
+  // Twice: a cursor or an alias (`con = self.con`) may be bound before the connection it comes from is seen.
   for (let round = 0; round < 2; round++) {
     for (const { name, value } of bindings) {
-      if (opensInMemory(value, module) || cursorOf(value, names) || returnsInMemory(value, module, fnNode)) names.add(name);
+      const alias = (value.type === 'identifier' || value.type === 'attribute') && names.has(compactText(value));
+      if (alias || opensInMemory(value, module) || cursorOf(value, names) || returnsInMemory(value, fn, module, resolveHelper)) names.add(name);
     }
   }
   return names;
@@ -80,19 +86,20 @@ function enclosingClass(node: SyntaxNode): SyntaxNode | undefined {
   return undefined;
 }
 
-/** A call to a function of the same module that returns an in-memory connection (a test's `memory_database()`). */
-function returnsInMemory(node: SyntaxNode, module: PyModule, caller: SyntaxNode): boolean {
+/** A call to a function that returns an in-memory connection (a test's `memory_database()`). */
+function returnsInMemory(node: SyntaxNode, caller: PyFunction, module: PyModule, resolveHelper: HelperResolver): boolean {
   if (node.type !== 'call') return false;
-  const helper = resolveLocalCall(node, module);
-  if (!helper || helper.node.id === caller.id) return false;
-  return helper.node.descendantsOfType('return_statement').some((statement) => {
+  const helper = resolveHelper(node, caller, module);
+  if (!helper || helper.fn.node === caller.node) return false;
+  const helperModule = helper.module;
+  return helper.fn.node.descendantsOfType('return_statement').some((statement) => {
     const value = statement.namedChildren[0];
     if (!value) return false;
-    if (opensInMemory(value, module)) return true;
+    if (opensInMemory(value, helperModule)) return true;
     if (value.type !== 'call' || callParts(value).method !== 'closing') return false;
     const inner = callParts(value).positional[0];
     const assigned = inner?.type === 'identifier' ? localAssignmentBefore(inner) : undefined;
-    return assigned !== undefined && opensInMemory(assigned, module);
+    return assigned !== undefined && opensInMemory(assigned, helperModule);
   });
 }
 

@@ -1,4 +1,4 @@
-import type { Effect } from '../model.ts';
+import type { Effect, SyntaxNode } from '../model.ts';
 import { pendingWritesBefore, recordedLater, type FactsInput } from './facts.ts';
 import { defineRule } from './rule.ts';
 
@@ -11,6 +11,8 @@ export const sendBeforeRecord = defineRule({
     messages: {
       sendBeforeRecord:
         '{{call}} sends before the database records it (line {{recordLine}}) and passes no idempotency key: a crash between them sends again on the re-run',
+      unstableIdempotencyKey:
+        '{{call}} sends before the database records it (line {{recordLine}}) with an idempotency key built from {{source}}, which changes on the re-run: a crash between them sends again',
       sendBeforeCommit:
         '{{call}} sends before commit() (line {{recordLine}}) saves the record of it, and passes no idempotency key: a crash between them sends again on the re-run',
     },
@@ -19,9 +21,12 @@ export const sendBeforeRecord = defineRule({
   create(context) {
     return {
       'function:exit'() {
-        for (const { effect, index, record, data } of recordedLater(context, (effect) => effect.kind === 'send' && !effect.idempotencyKey)) {
+        const unprotected = (effect: Effect): boolean => effect.kind === 'send' && (!effect.idempotencyKey || unstableKeySource(effect.node) !== undefined);
+        for (const { effect, index, record, data } of recordedLater(context, unprotected)) {
           if (claimedBeforeSend(context, index, record.effect)) continue;
-          context.report({ node: effect.node, messageId: record.kind === 'write' ? 'sendBeforeRecord' : 'sendBeforeCommit', data });
+          const source = unstableKeySource(effect.node);
+          if (source) context.report({ node: effect.node, messageId: 'unstableIdempotencyKey', data: { ...data, source } });
+          else context.report({ node: effect.node, messageId: record.kind === 'write' ? 'sendBeforeRecord' : 'sendBeforeCommit', data });
         }
       },
     };
@@ -42,4 +47,20 @@ function claimedBeforeSend(context: FactsInput, sendIndex: number, record: Effec
     .slice(0, Math.max(lastCommit, 0))
     .some((effect) => effect.kind === 'db-write' && (effect.sql?.tables ?? []).some((table) => recordTables.has(table)));
   return marked && pendingWritesBefore(context, sendIndex).length === 0;
+}
+
+/** Values that differ from one run to the next: a key made of them protects nothing across a re-run. */
+const PER_RUN_VALUE = /\b(time\.(time|monotonic|perf_counter)\w*|datetime\.\w*now|date\.today|uuid\.?\w*|uuid[14]|random\.\w+|secrets\.\w+|os\.urandom|now)\s*\(/;
+
+/** `time.time()`, `uuid4()`: what the idempotency key passed in the call is built from, when it changes per run. */
+function unstableKeySource(call: SyntaxNode): string | undefined {
+  const args = call.childForFieldName('arguments');
+  const keyed = [...(args?.descendantsOfType('keyword_argument') ?? []), ...(args?.descendantsOfType('pair') ?? [])].filter((node) =>
+    /idempotency[_-]?key/i.test((node.type === 'pair' ? node.childForFieldName('key') : node.childForFieldName('name'))?.text ?? ''),
+  );
+  for (const node of keyed) {
+    const match = PER_RUN_VALUE.exec(node.childForFieldName('value')?.text ?? '');
+    if (match) return `${match[1]}()`;
+  }
+  return undefined;
 }

@@ -11,6 +11,8 @@ export const withConnOpensNoTransaction = defineRule({
     messages: {
       withConnNoBegin:
         '`with {{conn}}:` opens no transaction: its {{writes}} are held together only by sqlite3\'s default mode, and saved one by one in autocommit',
+      withConnDdlFirst:
+        '`with {{conn}}:` opens no transaction, and sqlite3 opens none before DDL: its {{writes}} are saved one by one in either mode',
       withConnAutocommit:
         '`with {{conn}}:` on a connection in autocommit mode is no transaction: its {{writes}} are saved one at a time',
     },
@@ -33,9 +35,10 @@ export const withConnOpensNoTransaction = defineRule({
         if (facts.opens.some((open) => open.node.startIndex <= first.node.startIndex)) return;
         const autocommit =
           connectsInAutocommit(connection.value) || setsAutocommitFor(connection.name, facts, node);
+        const ddlFirst = facts.ddl.includes(first);
         context.report({
           node: item,
-          messageId: autocommit ? 'withConnAutocommit' : 'withConnNoBegin',
+          messageId: autocommit ? 'withConnAutocommit' : ddlFirst ? 'withConnDdlFirst' : 'withConnNoBegin',
           data: { conn: connection.name, writes: describeWrites(writes) },
         });
       },

@@ -84,6 +84,26 @@ testRule(ddlOutsideTransaction, {
                 cursors[0].executemany("insert into test(x) values (?)", [(x,) for x in range(10)])
       `,
     },
+    {
+      name: 'DDL after an uncommitted write: the implicit transaction holds it (commit-without-begin speaks)',
+      code: `
+        def archive(conn):
+            conn.execute("INSERT INTO log (event) VALUES ('archive')")
+            conn.execute("ALTER TABLE orders RENAME TO orders_old")
+            conn.execute("CREATE TABLE orders (id INTEGER PRIMARY KEY)")
+            conn.commit()
+      `,
+    },
+    {
+      name: 'the schema change is the last write: nothing is left undone after it (stdlib test_dbm_sqlite3.py)',
+      code: `
+        def setUp(self):
+            with closing(sqlite3.connect(self.filename)) as cx:
+                with cx:
+                    cx.execute("DROP TABLE IF EXISTS Dict")
+                    cx.execute("CREATE TABLE Dict (invalid_schema)")
+      `,
+    },
   ],
   invalid: [
     {

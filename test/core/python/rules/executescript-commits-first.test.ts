@@ -71,6 +71,18 @@ testRule(executescriptCommitsFirst, {
             con.executescript("select step(t) from t")
       `,
     },
+    {
+      name: 'an alias of the in-memory connection set up in setUp (stdlib test_dbapi.py)',
+      code: `
+        class ExtensionTests:
+            def setUp(self):
+                self.con = sqlite.connect(":memory:")
+
+            def test_connection_executescript(self):
+                con = self.con
+                con.executescript("CREATE TABLE test(foo); INSERT INTO test(foo) VALUES (5);")
+      `,
+    },
   ],
   invalid: [
     {

@@ -37,6 +37,26 @@ testRule(inPlaceFileRewrite, {
       `,
     },
     {
+      name: 'os.replace alone is atomic: no removal first',
+      code: `
+        def set_option(path, text):
+            tmp_path = path + ".tmp"
+            with open(tmp_path, "w") as f:
+                f.write(text)
+            os.replace(tmp_path, path)
+      `,
+    },
+    {
+      name: 'removing a stale temp file in another branch than the rename',
+      code: `
+        def publish(path, staged):
+            if staged is None:
+                os.remove(path)
+            else:
+                os.rename(staged, path)
+      `,
+    },
+    {
       name: 'appending never truncates',
       code: `
         def append_ledger(path, line):
@@ -82,6 +102,32 @@ testRule(inPlaceFileRewrite, {
             counter_path.write_text(str(count + 1))
       `,
       errors: [{ messageId: 'rewritesReadFile', line: 3 }],
+    },
+    {
+      name: 'the old file moved away as a backup, then the path rewritten (reference save_user_setting/backup_then_write)',
+      code: `
+        def save_setting(path, key, value):
+            with open(path) as f:
+                settings = json.load(f)
+            settings[key] = value
+            os.replace(path, path + ".bak")
+            with open(path, "w") as f:
+                f.write(json.dumps(settings, indent=2))
+      `,
+      errors: [{ messageId: 'rewritesReadFile', line: 6 }],
+    },
+    {
+      name: 'the target removed before the temp file is renamed over it (reference set_config_option/remove_then_rename)',
+      code: `
+        def set_option(path, text):
+            tmp_path = path + ".tmp"
+            with open(tmp_path, "w") as f:
+                f.write(text)
+            if os.path.exists(path):
+                os.remove(path)
+            os.rename(tmp_path, path)
+      `,
+      errors: [{ messageId: 'removedBeforeRename', line: 6 }],
     },
     {
       name: "'r+' changes the file in place",

@@ -5,6 +5,7 @@ import { parseModule } from '../../../../src/core/python/parse.ts';
 import { listFunctions } from '../../../../src/core/python/functions.ts';
 import { findEffects } from '../../../../src/core/python/effects.ts';
 import { detectTxStyle } from '../../../../src/core/python/tx-style.ts';
+import { buildRepoIndex, repoHelperResolver } from '../../../../src/core/python/callgraph.ts';
 import { dedent, lint } from './rule-tester.ts';
 import { refund } from './snippets.ts';
 import { readdirSync } from 'node:fs';
@@ -117,6 +118,26 @@ describe('runRules', () => {
       [2, 'send-before-record'],
       [5, 'commit-without-begin'],
     ]);
+  });
+
+  it('follows the given resolver to an in-memory connection opened in another file', () => {
+    const util = parseModule('pkg/util.py', 'import sqlite3, contextlib\n\ndef memory_database():\n    cx = sqlite3.connect(":memory:")\n    return contextlib.closing(cx)\n');
+    const test = parseModule(
+      'pkg/test_x.py',
+      dedent(`
+        from pkg.util import memory_database
+
+        def test_insert():
+            with memory_database() as cx:
+                cx.execute("insert into t values (1)")
+                cx.execute("insert into t values (2)")
+      `),
+    );
+    const resolveHelper = repoHelperResolver(buildRepoIndex([util, test]));
+    const fn = listFunctions(test)[0]!;
+    const input = { module: test, fn, effects: findEffects(fn, test, { resolveHelper }), txStyle: detectTxStyle(fn, test, { resolveHelper }) };
+    expect(runRules(input).map((finding) => finding.ruleId)).toEqual(['writes-rely-on-implicit-transaction']);
+    expect(runRules({ ...input, resolveHelper })).toEqual([]);
   });
 
   it('rejects a report with a message id the rule does not define', () => {

@@ -102,6 +102,25 @@ testRule(sendBeforeRecord, {
       errors: [{ messageId: 'sendBeforeRecord', line: 5 }],
     },
     {
+      name: 'an idempotency key built from the clock changes on the re-run (reference mark_order_paid/clock_idempotency_key)',
+      code: `
+        def mark_paid(conn, mailer, order_id, email):
+            mailer.send(email, "Receipt", idempotency_key=f"receipt-{order_id}-{int(time.time())}")
+            conn.execute("UPDATE orders SET receipt_sent = 1 WHERE id = ?", (order_id,))
+            conn.commit()
+      `,
+      errors: [{ messageId: 'unstableIdempotencyKey', line: 2 }],
+    },
+    {
+      name: 'a random Idempotency-Key header',
+      code: `
+        def charge(conn, order_id):
+            requests.post(URL, json={"order": order_id}, headers={"Idempotency-Key": str(uuid.uuid4())})
+            conn.execute("UPDATE orders SET charged = 1 WHERE id = ?", (order_id,))
+      `,
+      errors: [{ messageId: 'unstableIdempotencyKey', line: 2 }],
+    },
+    {
       name: 'sends in a loop, recorded after',
       code: `
         def send_all(conn, smtp, rows):

@@ -148,6 +148,17 @@ testRule(withConnOpensNoTransaction, {
       errors: [{ messageId: 'withConnAutocommit', line: 2 }],
     },
     {
+      name: 'DDL first: no mode holds the block together (stdlib test_dbm_sqlite3.py CorruptDatabase.setUp)',
+      code: `
+        def setUp(self):
+            with closing(sqlite3.connect(self.filename)) as cx:
+                with cx:
+                    cx.execute("DROP TABLE IF EXISTS Dict")
+                    cx.execute("CREATE TABLE Dict (invalid_schema)")
+      `,
+      errors: [{ messageId: 'withConnDdlFirst', line: 3 }],
+    },
+    {
       name: 'BEGIN after the first write does not cover it',
       code: `
         def transfer(conn, a, b, amount):
