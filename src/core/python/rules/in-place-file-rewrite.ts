@@ -46,7 +46,8 @@ export const inPlaceFileRewrite = defineRule({
           if (moves.some((move) => move.node.startIndex > effect.node.startIndex && movedPaths(move.node).source === path)) continue;
           const data = { path: shorten(target.path.text), how: target.how, mode: target.mode };
           if (target.mode.includes('+') && !target.mode.includes('w')) {
-            context.report({ node: effect.node, messageId: 'updatedInPlace', data });
+            // 'r+' is also how a file is opened to lock it: only a write through it changes anything.
+            if (writesThrough(effect.node, fnNode)) context.report({ node: effect.node, messageId: 'updatedInPlace', data });
           } else if (isReadIn(fnNode, target.path)) {
             context.report({ node: effect.node, messageId: 'rewritesReadFile', data });
           } else {
@@ -110,4 +111,22 @@ function readMode(mode: SyntaxNode | undefined): boolean {
 function shorten(text: string): string {
   const flat = text.replace(/\s+/g, ' ');
   return flat.length > 40 ? `${flat.slice(0, 37)}...` : flat;
+}
+
+const WRITE_METHODS = new Set(['write', 'writelines', 'truncate']);
+
+/** The file object `open(...)` returns is written to in the function; true when it is not bound to a name we can follow. */
+function writesThrough(openCall: SyntaxNode, fnNode: SyntaxNode): boolean {
+  const parent = openCall.parent;
+  const bound =
+    parent?.type === 'as_pattern' ? parent.childForFieldName('alias') : parent?.type === 'assignment' ? parent.childForFieldName('left') : null;
+  if (!bound) return true;
+  const name = compactText(bound);
+  let written = false;
+  walkFunctionBody(fnNode, (node) => {
+    if (written || node.type !== 'call') return;
+    const call = callParts(node);
+    written = WRITE_METHODS.has(call.method) && call.receiver !== undefined && compactText(call.receiver) === name;
+  });
+  return written;
 }

@@ -57,6 +57,15 @@ testRule(inPlaceFileRewrite, {
       `,
     },
     {
+      name: "'rb+' opened only to lock the file (stdlib mailbox.py)",
+      code: `
+        def lock(self, path):
+            f = open(path, 'rb+')
+            _lock_file(f)
+            self._file = f
+      `,
+    },
+    {
       name: 'appending never truncates',
       code: `
         def append_ledger(path, line):
