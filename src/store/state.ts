@@ -13,6 +13,7 @@ export interface Job {
   id: number;
   /** Idempotency key: one job per key (e.g. owner/repo@headSha) ever runs to completion. */
   key: string;
+  lane: string | null;
   payload: string;
   status: JobStatus;
   attempts: number;
@@ -44,6 +45,8 @@ CREATE TABLE IF NOT EXISTS deliveries (
 CREATE TABLE IF NOT EXISTS jobs (
   id INTEGER PRIMARY KEY AUTOINCREMENT,
   key TEXT NOT NULL UNIQUE,
+  -- Jobs of one lane (a pull request) run one at a time, so two reviews of it never post side by side.
+  lane TEXT,
   payload TEXT NOT NULL,
   status TEXT NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'running', 'done', 'failed')),
   attempts INTEGER NOT NULL DEFAULT 0,
@@ -74,6 +77,7 @@ CREATE TABLE IF NOT EXISTS kv (
 interface JobRow {
   id: number;
   key: string;
+  lane: string | null;
   payload: string;
   status: JobStatus;
   attempts: number;
@@ -88,6 +92,7 @@ function toJob(row: JobRow): Job {
   return {
     id: row.id,
     key: row.key,
+    lane: row.lane,
     payload: row.payload,
     status: row.status,
     attempts: row.attempts,
@@ -126,11 +131,11 @@ export class CrashprobeState {
   }
 
   /** Queues a job unless one with the same key exists (whatever its status): the key makes jobs idempotent. */
-  enqueue(key: string, payload: unknown): EnqueueResult {
+  enqueue(key: string, payload: unknown, lane?: string): EnqueueResult {
     const now = this.now();
     const inserted = this.db
-      .prepare('INSERT OR IGNORE INTO jobs (key, payload, created_at, updated_at) VALUES (?, ?, ?, ?)')
-      .run(key, JSON.stringify(payload), now, now);
+      .prepare('INSERT OR IGNORE INTO jobs (key, lane, payload, created_at, updated_at) VALUES (?, ?, ?, ?, ?)')
+      .run(key, lane ?? null, JSON.stringify(payload), now, now);
     const job = this.jobByKey(key)!;
     return { job, created: inserted.changes === 1 };
   }
@@ -140,11 +145,11 @@ export class CrashprobeState {
    * delivery without its job: 'duplicate' for a delivery id seen before (nothing is queued),
    * 'exists' when a job with this key was already queued or done, 'queued' otherwise.
    */
-  admit(deliveryId: string, event: string, job?: { key: string; payload: unknown }): 'duplicate' | 'exists' | 'queued' | 'ignored' {
+  admit(deliveryId: string, event: string, job?: { key: string; payload: unknown; lane?: string }): 'duplicate' | 'exists' | 'queued' | 'ignored' {
     return this.db.transaction(() => {
       if (!this.recordDelivery(deliveryId, event)) return 'duplicate';
       if (!job) return 'ignored';
-      return this.enqueue(job.key, job.payload).created ? 'queued' : 'exists';
+      return this.enqueue(job.key, job.payload, job.lane).created ? 'queued' : 'exists';
     }).immediate();
   }
 
@@ -181,11 +186,14 @@ export class CrashprobeState {
         .run(now, now, this.maxAttempts);
       const row = this.db
         .prepare(
-          `SELECT * FROM jobs
-           WHERE (status = 'pending' AND run_after <= ?) OR (status = 'running' AND lease_until < ?)
+          `SELECT * FROM jobs AS candidate
+           WHERE ((status = 'pending' AND run_after <= ?) OR (status = 'running' AND lease_until < ?))
+             AND (lane IS NULL OR NOT EXISTS (
+               SELECT 1 FROM jobs AS busy
+               WHERE busy.lane = candidate.lane AND busy.id != candidate.id AND busy.status = 'running' AND busy.lease_until >= ?))
            ORDER BY id LIMIT 1`,
         )
-        .get(now, now) as JobRow | undefined;
+        .get(now, now, now) as JobRow | undefined;
       if (!row) return undefined;
       this.db
         .prepare(`UPDATE jobs SET status = 'running', owner = ?, lease_until = ?, attempts = attempts + 1, updated_at = ? WHERE id = ?`)
@@ -231,6 +239,15 @@ export class CrashprobeState {
     const expire = this.db.prepare(`UPDATE jobs SET lease_until = 0 WHERE id = ? AND status = 'running'`);
     for (const job of running) expire.run(job.id);
     return running.length;
+  }
+
+  /** Forgets deliveries and finished jobs older than `ageMs`: a redelivery that late is a new request. */
+  prune(ageMs: number): void {
+    const before = this.now() - ageMs;
+    this.db.transaction(() => {
+      this.db.prepare('DELETE FROM deliveries WHERE received_at < ?').run(before);
+      this.db.prepare(`DELETE FROM jobs WHERE status IN ('done', 'failed') AND updated_at < ?`).run(before);
+    })();
   }
 
   /** The fingerprints crashprobe posted on pull requests, as the GitHub publisher's ledger. */

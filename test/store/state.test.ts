@@ -140,3 +140,36 @@ describe('job queue', () => {
     }
   });
 });
+
+describe('lanes and pruning', () => {
+  it('runs the jobs of one pull request one at a time, other pull requests alongside', () => {
+    state.enqueue('pr7@a', {}, 'octo/shop#7');
+    state.enqueue('pr7!rerun', {}, 'octo/shop#7');
+    state.enqueue('pr8@b', {}, 'octo/shop#8');
+    const first = state.claim('w1', 1000)!;
+    expect(first.key).toBe('pr7@a');
+    expect(state.claim('w2', 1000)?.key).toBe('pr8@b');
+    expect(state.claim('w3', 1000)).toBeUndefined();
+    state.complete(first.id, 'w1');
+    expect(state.claim('w3', 1000)?.key).toBe('pr7!rerun');
+  });
+
+  it('lets a lane go on when its running job\'s worker died', () => {
+    state.enqueue('pr7@a', {}, 'octo/shop#7');
+    state.enqueue('pr7@b', {}, 'octo/shop#7');
+    state.claim('dead', 1000);
+    clock += 1001;
+    expect(state.claim('w2', 1000)?.key).toBe('pr7@a');
+  });
+
+  it('forgets old deliveries and finished jobs, and keeps pending ones', () => {
+    state.admit('old', 'pull_request', { key: 'done-job', payload: {} });
+    const done = state.claim('w', 1000)!;
+    state.complete(done.id, 'w');
+    state.enqueue('waiting', {});
+    clock += 10_000;
+    state.prune(5_000);
+    expect(state.recordDelivery('old', 'pull_request')).toBe(true);
+    expect(state.jobs().map((j) => j.key)).toEqual(['waiting']);
+  });
+});

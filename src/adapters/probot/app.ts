@@ -71,7 +71,7 @@ export default function crashprobeApp(app: Probot, _options?: ApplicationFunctio
     { concurrency: deps.concurrency, leaseMs: deps.leaseMs, pollMs: deps.pollMs, logger },
   );
 
-  const admit = (context: Context, job: { key: string; payload: ReviewJob } | undefined) => {
+  const admit = (context: Context, job: { key: string; payload: ReviewJob; lane: string } | undefined) => {
     const outcome = deps.state.admit(context.id, context.name, job);
     if (outcome === 'duplicate') logger.info(`delivery ${context.id} was seen before; ignored`);
     else if (outcome === 'exists') logger.info(`${job!.key} is already queued or done; nothing more to do`);
@@ -90,7 +90,7 @@ export default function crashprobeApp(app: Probot, _options?: ApplicationFunctio
       rerun: false,
       event: `${context.name}.${context.payload.action}`,
     };
-    admit(context, { key: `${repository.full_name}#${pr.number}@${pr.head.sha}`, payload });
+    admit(context, { key: `${repository.full_name}#${pr.number}@${pr.head.sha}`, payload, lane: `${repository.full_name}#${pr.number}` });
   });
 
   app.on('check_run.rerequested', async (context) => {
@@ -105,7 +105,8 @@ export default function crashprobeApp(app: Probot, _options?: ApplicationFunctio
       rerun: true,
       event: 'check_run.rerequested',
     };
-    admit(context, { key: `${repository.full_name}@${run.head_sha}!${context.id}`, payload });
+    const lane = payload.number ? `${repository.full_name}#${payload.number}` : `${repository.full_name}@${run.head_sha}`;
+    admit(context, { key: `${repository.full_name}@${run.head_sha}!${context.id}`, payload, lane });
   });
 
   app.on('issue_comment.created', async (context) => {
@@ -124,7 +125,7 @@ export default function crashprobeApp(app: Probot, _options?: ApplicationFunctio
       rerun: true,
       event: 'issue_comment.created',
     };
-    admit(context, { key: `${repository.full_name}#${issue.number}!${context.id}`, payload });
+    admit(context, { key: `${repository.full_name}#${issue.number}!${context.id}`, payload, lane: `${repository.full_name}#${issue.number}` });
   });
 
   pool.start();

@@ -13,6 +13,8 @@ export interface WorkerPoolOptions {
   pollMs?: number;
   retryInMs?: (attempts: number) => number;
   logger: Logger;
+  /** Deliveries and finished jobs older than this are forgotten at start (default 30 days). */
+  forgetAfterMs?: number;
   /** Who claims: host and pid, so a restarted process can tell its predecessor is gone. */
   owner?: string;
 }
@@ -44,6 +46,7 @@ export class WorkerPool {
   /** Starts polling; jobs left running by a dead process on this host are taken up at once. */
   start(): void {
     this.stopped = false;
+    this.state.prune(this.options.forgetAfterMs ?? 30 * 24 * 3_600_000);
     const released = this.state.releaseAbandoned((owner) => owner !== this.owner && isAliveOnThisHost(owner));
     if (released) this.options.logger.info(`resuming ${released} job(s) left unfinished by a stopped process`);
     this.timer = setInterval(() => this.kick(), this.options.pollMs ?? 1000);
