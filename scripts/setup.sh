@@ -21,6 +21,9 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 python3 -c 'import sys; assert sys.version_info >= (3, 9), "crashprobe needs Python 3.9 or newer"'
 
+# Native addons (tree-sitter, better-sqlite3) compile here: their prebuilt binaries are either
+# unreachable (a download from outside the npm registry) or too new for Debian 12's libstdc++.
+export npm_config_build_from_source=true
 if [ -d node_modules ] && [ "${CRASHPROBE_SETUP_REINSTALL:-0}" != 1 ]; then
   npm install --no-audit --no-fund --loglevel=error
 else
