@@ -1,25 +1,27 @@
 // The registry of crash-safety rules and the runner that applies them to one
-// function.
+// function:
 //
-//   runRules({ module, fn, effects, txStyle }, options?) -> Finding[]
+//   runRules({ module, fn, effects, txStyle, resolveHelper? }, { rules? }) -> Finding[]
 //
 // The runner calls every rule's node listeners on the nodes of those types in
-// the function's own body (nested functions and classes are their own units),
-// in source order, then every `function:exit`. Each report becomes a Finding: the rule's message
-// with `{{data}}` filled in, the rule's severity (or the message's own, see
-// `messageSeverity`), the rule's hint, the node's range (or the report's),
-// and a stable id: rule id + path + qualname + hash of the reported node's
-// normalized code (whitespace and comments dropped), not the line number.
-// Findings come back sorted by position, then rule id.
+// the function's own body (nested functions and classes are their own
+// units), in source order, then every `function:exit`. Each report becomes a
+// Finding: the rule's message with `{{data}}` filled in, the rule's severity
+// (or the message's own, see `messageSeverity`), the rule's hint, the node's
+// range (or the report's), and a stable id: rule id + path + qualname + hash
+// of the reported node's normalized code (whitespace and comments dropped),
+// not the line number. Findings come back sorted by position, then rule id.
 //
 // The rules see the function's own effects only (a nested function is judged
 // as itself), and no database call on a connection opened on ":memory:" (or a
-// cursor of one): such a database dies with the process, so a crash cannot
-// leave it half-written.
+// cursor or alias of one): such a database dies with the process, so a crash
+// cannot leave it half-written.
 //
-// Decided: `commit-in-loop` still reports a loop that marks each item done
-// (a re-run resumes), as `commitPerItemResumable` at `info`, because whether
-// each item's writes and its mark share one transaction still wants a look.
+// Decided: `commit-in-loop` still reports a loop whose re-run skips finished
+// items (a filtered read drives or guards it and names a table the loop
+// writes, or every write is INSERT OR IGNORE / ON CONFLICT), as
+// `commitPerItemResumable` at `info`: the re-run resumes, but whether each
+// item's writes and its mark share one transaction still wants a look.
 import type { Effect, Finding, PyFunction, PyModule, SyntaxNode, TxStyleResult } from '../model.ts';
 import { rangeOf } from '../source-range.ts';
 import { findingId, normalizedCode } from './finding-id.ts';

@@ -20,19 +20,18 @@ export const rollbackSwallowed = defineRule({
     hint: 'Re-raise after rolling back (a bare `raise`), or return a failure the caller must handle.',
   },
   create(context) {
-    return {
-      except_clause(node) {
-        if (!catchesBroadly(node)) return;
-        const undo = undoIn(node, context.effects);
-        if (!undo || signalsFailure(node)) return;
-        context.report({
-          node,
-          range: headerRange(node),
-          messageId: 'rollbackSwallowed',
-          data: { undo: undo === 'rollback' ? 'rolls back' : `undoes the work (${undo})` },
-        });
-      },
+    const check = (node: SyntaxNode): void => {
+      if (!catchesBroadly(node)) return;
+      const undo = undoIn(node, context.effects);
+      if (!undo || signalsFailure(node)) return;
+      context.report({
+        node,
+        range: headerRange(node),
+        messageId: 'rollbackSwallowed',
+        data: { undo: undo === 'rollback' ? 'rolls back' : `undoes the work (${undo})` },
+      });
     };
+    return { except_clause: check, except_group_clause: check };
   },
 });
 

@@ -1,5 +1,6 @@
 import { ddlOutsideTransaction } from '../../../../src/core/python/rules/ddl-outside-transaction.ts';
 import { testRule } from './rule-tester.ts';
+import { DROP_AND_CREATE_IN_WITH } from './snippets.ts';
 
 testRule(ddlOutsideTransaction, {
   valid: [
@@ -96,13 +97,7 @@ testRule(ddlOutsideTransaction, {
     },
     {
       name: 'the schema change is the last write: nothing is left undone after it (stdlib test_dbm_sqlite3.py)',
-      code: `
-        def setUp(self):
-            with closing(sqlite3.connect(self.filename)) as cx:
-                with cx:
-                    cx.execute("DROP TABLE IF EXISTS Dict")
-                    cx.execute("CREATE TABLE Dict (invalid_schema)")
-      `,
+      code: DROP_AND_CREATE_IN_WITH,
     },
   ],
   invalid: [

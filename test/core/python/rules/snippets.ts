@@ -24,3 +24,12 @@ export function refund({ params = 'conn, order_id', before = [], after = [] }: R
 
 /** The connection in autocommit, then an explicit BEGIN IMMEDIATE: safe in either mode. */
 export const AUTOCOMMIT_THEN_BEGIN = ['conn = sqlite3.connect(path, isolation_level=None)', 'conn.execute("BEGIN IMMEDIATE")'];
+
+/** The stdlib's test_dbm_sqlite3 CorruptDatabase.setUp: a `with cx:` whose only writes are DDL, the CREATE last (line 5). */
+export const DROP_AND_CREATE_IN_WITH = `
+  def setUp(self):
+      with closing(sqlite3.connect(self.filename)) as cx:
+          with cx:
+              cx.execute("DROP TABLE IF EXISTS Dict")
+              cx.execute("CREATE TABLE Dict (invalid_schema)")
+`;

@@ -1,5 +1,6 @@
 import { withConnOpensNoTransaction } from '../../../../src/core/python/rules/with-conn-opens-no-transaction.ts';
 import { testRule } from './rule-tester.ts';
+import { DROP_AND_CREATE_IN_WITH } from './snippets.ts';
 
 testRule(withConnOpensNoTransaction, {
   valid: [
@@ -149,13 +150,7 @@ testRule(withConnOpensNoTransaction, {
     },
     {
       name: 'DDL first: no mode holds the block together (stdlib test_dbm_sqlite3.py CorruptDatabase.setUp)',
-      code: `
-        def setUp(self):
-            with closing(sqlite3.connect(self.filename)) as cx:
-                with cx:
-                    cx.execute("DROP TABLE IF EXISTS Dict")
-                    cx.execute("CREATE TABLE Dict (invalid_schema)")
-      `,
+      code: DROP_AND_CREATE_IN_WITH,
       errors: [{ messageId: 'withConnDdlFirst', line: 3 }],
     },
     {
