@@ -1,8 +1,9 @@
-// The crash harness for a review in a workflow job, or the reason it stays off.
-import { runScenarioFiles } from '../../core/crash/campaign.ts';
-import { defaultConcurrency, prepareHarness } from '../../core/crash/prepare.ts';
-import type { CrashprobeConfig } from '../../core/config/schema.ts';
-import type { HarnessRunner, Logger } from '../../core/ports.ts';
+// The crash harness for a review (CLI, Action or app), or the reason it stays off: one
+// place that decides, so every adapter runs pull-request code the same contained way.
+import { runScenarioFiles, type CampaignProgress } from '../core/crash/campaign.ts';
+import { defaultConcurrency, prepareHarness } from '../core/crash/prepare.ts';
+import type { CrashprobeConfig } from '../core/config/schema.ts';
+import type { HarnessRunner, Logger } from '../core/ports.ts';
 
 export interface HarnessChoice {
   harness?: HarnessRunner;
@@ -10,18 +11,22 @@ export interface HarnessChoice {
 }
 
 export interface HarnessOptions {
-  /** The `harness` input: false turns it off whatever the config says. */
+  /** False turns it off whatever the config says (an Action input, a CLI flag). */
   enabled: boolean;
+  /** What turned it off when `enabled` is false, for the summary: e.g. "the Action's `harness` input is false". */
+  offBecause?: string;
   fromFork: boolean;
   python: string;
   searchPath: string[];
   /** The bundle's own copy of the Python package; undefined: the repository's harness/. */
   harnessDir?: string;
+  sandbox?: 'auto' | 'bwrap' | 'none';
+  onProgress?: (progress: CampaignProgress) => void;
 }
 
 /** Why the harness stays off for this pull request, or undefined when it may run. */
-export function harnessOffReason(config: CrashprobeConfig, options: Pick<HarnessOptions, 'enabled' | 'fromFork'>): string | undefined {
-  if (!options.enabled) return 'The crash harness is off (the Action\'s `harness` input is false).';
+export function harnessOffReason(config: CrashprobeConfig, options: Pick<HarnessOptions, 'enabled' | 'fromFork' | 'offBecause'>): string | undefined {
+  if (!options.enabled) return `The crash harness is off (${options.offBecause ?? 'turned off for this review'}).`;
   if (!config.harness.enabled) return 'The crash harness is off (`harness.enabled: false` in the config).';
   if (options.fromFork && !config.harness.forks) {
     return 'The crash harness did not run: this pull request comes from a fork, whose code is not run unless the config sets `harness.forks: true`.';
@@ -36,7 +41,7 @@ export async function chooseHarness(config: CrashprobeConfig, options: HarnessOp
   try {
     prepared = await prepareHarness({
       python: options.python,
-      sandbox: 'auto',
+      sandbox: options.sandbox ?? 'auto',
       searchPath: options.searchPath,
       harnessDir: options.harnessDir,
     });
@@ -49,12 +54,11 @@ export async function chooseHarness(config: CrashprobeConfig, options: HarnessOp
   return {
     harness: {
       run: (files) =>
-        runScenarioFiles(files, {
-          ...prepared.options,
-          isolation: config.harness.isolation,
-          concurrency: defaultConcurrency(),
-          limits,
-        }),
+        runScenarioFiles(
+          files,
+          { ...prepared.options, isolation: config.harness.isolation, concurrency: defaultConcurrency(), limits },
+          options.onProgress,
+        ),
     },
   };
 }

@@ -12,7 +12,7 @@ import { memoryStore } from '../../core/review/verdict-cache.ts';
 // The CLI's reader of the config file: one YAML reading and one error wording for both adapters.
 import { loadConfigFile } from '../cli/config-file.ts';
 import { readPullRequestEvent, type PullRequestEvent } from './event.ts';
-import type { HarnessChoice, HarnessOptions } from './harness.ts';
+import type { HarnessChoice, HarnessOptions } from '../harness.ts';
 import { ioLogger, type ActionIO } from './io.ts';
 import type { ActionSettings } from './settings.ts';
 
@@ -75,6 +75,7 @@ export async function runAction(settings: ActionSettings, deps: ActionDeps): Pro
     config,
     {
       enabled: settings.harness,
+      offBecause: "the Action's `harness` input is false",
       fromFork: event.fromFork,
       python: settings.python,
       searchPath: settings.searchPath,

@@ -12,6 +12,7 @@ import { githubPullRequestSource } from '../github/pull-request-source.ts';
 import { publishReview } from '../github/publish.ts';
 import type { CrashprobeState, Job } from '../../store/state.ts';
 import { isRetryable } from './worker-pool.ts';
+import { harnessOffReason } from '../harness.ts';
 
 export const CONFIG_PATH = '.github/crashprobe.yml';
 
@@ -134,14 +135,8 @@ function skip(log: Logger, why: string): 'skipped' {
 }
 
 async function chooseHarness(config: CrashprobeConfig, fromFork: boolean, deps: ReviewJobDeps, log: Logger): Promise<HarnessChoice> {
-  if (!config.harness.enabled) return { offReason: 'The crash harness is off (`harness.enabled: false` in the config).' };
-  if (fromFork && !config.harness.forks) {
-    return {
-      offReason:
-        'The crash harness did not run: this pull request comes from a fork, whose code is not run unless the config sets `harness.forks: true`.',
-    };
-  }
-  return deps.harness(config, log);
+  const offReason = harnessOffReason(config, { enabled: true, fromFork });
+  return offReason ? { offReason } : deps.harness(config, log);
 }
 
 /** `.github/crashprobe.yml` from the default branch, as `context.config` reads it; a missing file means the defaults. */

@@ -1,6 +1,6 @@
 // The App as a web server, from its settings: Probot's Server, the state file, the worker pool.
 import { Probot, Server } from 'probot';
-import { chooseHarness } from '../action/harness.ts';
+import { chooseHarness } from '../harness.ts';
 import { reviewPullRequest } from '../../core/review/review.ts';
 import { openState } from '../../store/state.ts';
 import crashprobeApp, { type CrashprobeApp } from './app.ts';
@@ -27,7 +27,9 @@ export async function startServer(settings: AppSettings): Promise<{ server: Serv
       state,
       review: reviewPullRequest,
       // The harness needs python3 on the server; without it the review says so and goes on statically.
-      harness: (config, logger) => chooseHarness(config, { enabled: true, fromFork: false, python: 'python3', searchPath: [] }, logger),
+      // Forks are decided in the job (harnessOffReason); here the harness is prepared with bubblewrap when PATH has it.
+      harness: (config, logger) =>
+        chooseHarness(config, { enabled: true, fromFork: false, python: settings.python, searchPath: settings.searchPath }, logger),
       concurrency: settings.concurrency,
     });
   });

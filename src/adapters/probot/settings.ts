@@ -16,6 +16,10 @@ export interface AppSettings {
   /** Reviews run at once, at most. */
   concurrency: number;
   logLevel: 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal';
+  /** The interpreter crash runs use: CRASHPROBE_PYTHON, or python3. */
+  python: string;
+  /** Where bubblewrap is looked for (PATH): without it, pull-request code runs with resource limits only. */
+  searchPath: string[];
 }
 
 export class SettingsError extends Error {
@@ -71,5 +75,7 @@ export function readSettings(env: Env, readFile: (path: string) => string = (p) 
     statePath: env.CRASHPROBE_STATE || './.crashprobe/state.db',
     concurrency,
     logLevel,
+    python: env.CRASHPROBE_PYTHON || 'python3',
+    searchPath: (env.PATH || '/usr/local/bin:/usr/bin:/bin').split(':'),
   };
 }

@@ -12,8 +12,13 @@ describe('readSettings', () => {
       GHE_HOST: 'github.example.com',
       CRASHPROBE_STATE: '/var/lib/crashprobe/state.db',
       CRASHPROBE_CONCURRENCY: '4',
+      CRASHPROBE_PYTHON: '/opt/python3.12/bin/python3',
+      PATH: '/usr/local/bin:/usr/bin',
     });
     expect(settings).toMatchObject({
+      // The harness looks for bubblewrap on this PATH: pull-request code must run sandboxed in the app too.
+      python: '/opt/python3.12/bin/python3',
+      searchPath: ['/usr/local/bin', '/usr/bin'],
       appId: 42,
       privateKey: PRIVATE_KEY,
       port: 4000,

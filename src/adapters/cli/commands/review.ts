@@ -1,9 +1,8 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { runScenarioFiles } from '../../../core/crash/campaign.ts';
-import { defaultConcurrency, prepareHarness } from '../../../core/crash/prepare.ts';
-import type { HarnessRunner, Logger } from '../../../core/ports.ts';
+import type { Logger } from '../../../core/ports.ts';
+import { chooseHarness } from '../../harness.ts';
 import { reviewPullRequest } from '../../../core/review/review.ts';
 import type { Review } from '../../../core/review/model.ts';
 import { llmClientFromEnv } from '../../llm-settings.ts';
@@ -71,31 +70,21 @@ async function reviewCommand(flags: ReviewFlags): Promise<number> {
   };
   const { client: llm, warning: llmWarning } = llmClientFromEnv(process.env, config.audit.model, { store: cacheStore });
   if (llmWarning) logger.warn(llmWarning);
-  let harness: HarnessRunner | undefined;
-  let harnessOffReason: string | undefined;
-  if (flags.harness && config.harness.enabled) {
-    const prepared = await prepareHarness({
+  const { harness, offReason: harnessOffReason } = await chooseHarness(
+    config,
+    {
+      enabled: flags.harness,
+      offBecause: '--no-harness',
+      fromFork: false,
       python: flags.python ?? process.env.CRASHPROBE_PYTHON ?? 'python3',
-      sandbox: flags.sandbox as 'auto' | 'bwrap' | 'none',
       searchPath: (process.env.PATH ?? '/usr/bin:/bin').split(path.delimiter),
-    });
-    for (const notice of prepared.notices) logger.warn(notice);
-    harness = {
-      run: (files) =>
-        runScenarioFiles(
-          files,
-          {
-            ...prepared.options,
-            isolation: config.harness.isolation,
-            concurrency: defaultConcurrency(),
-            limits: { wall_seconds: config.harness.timeout_seconds },
-          },
-          (p) => progress.update(`crash-testing [${p.filesDone}/${p.filesTotal}] ${p.file}${p.scenario ? ` ${p.scenario} (${p.mode}) ${p.done}/${p.total}` : ''}`),
-        ),
-    };
-  } else {
-    harnessOffReason = flags.harness ? 'The crash harness is off in the config (harness.enabled: false).' : 'The crash harness was not run (--no-harness).';
-  }
+      sandbox: flags.sandbox as 'auto' | 'bwrap' | 'none',
+      onProgress: (p) =>
+        progress.update(`crash-testing [${p.filesDone}/${p.filesTotal}] ${p.file}${p.scenario ? ` ${p.scenario} (${p.mode}) ${p.done}/${p.total}` : ''}`),
+    },
+    logger,
+  );
+  if (harnessOffReason && flags.harness) logger.warn(harnessOffReason);
   try {
     const review = await reviewPullRequest(source, config, { harness, store: cacheStore, logger, harnessOffReason, llm });
     progress.clear();

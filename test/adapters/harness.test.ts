@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { chooseHarness, harnessOffReason } from '../../../src/adapters/action/harness.ts';
-import { parseConfig } from '../../../src/core/config/schema.ts';
-import { silentLogger } from '../../../src/core/ports.ts';
+import { chooseHarness, harnessOffReason } from '../../src/adapters/harness.ts';
+import { parseConfig } from '../../src/core/config/schema.ts';
+import { silentLogger } from '../../src/core/ports.ts';
 
 describe('whether the Action runs the crash harness', () => {
   const defaults = parseConfig({});
@@ -12,7 +12,7 @@ describe('whether the Action runs the crash harness', () => {
   });
 
   it('keeps it off when the input or the config says so, and says which', () => {
-    expect(harnessOffReason(defaults, { enabled: false, fromFork: false })).toMatch(/`harness` input is false/);
+    expect(harnessOffReason(defaults, { enabled: false, offBecause: "the Action's `harness` input is false", fromFork: false })).toMatch(/`harness` input is false/);
     expect(harnessOffReason(parseConfig({ harness: { enabled: false } }), { enabled: true, fromFork: false })).toMatch(/harness\.enabled: false/);
   });
 
