@@ -29,7 +29,9 @@ def _before_statement(sql, call):
         TRACKER.hit(call, _crash_error)
 
 
-class _CursorMixin:
+class _StatementMixin:
+    """`execute*` on a connection or a cursor: every statement that is not a plain read is a crash point."""
+
     def execute(self, sql, *args, **kwargs):
         _before_statement(sql, "execute")
         return super().execute(sql, *args, **kwargs)
@@ -41,6 +43,10 @@ class _CursorMixin:
     def executescript(self, script, *args, **kwargs):
         TRACKER.hit("executescript", _crash_error)
         return super().executescript(script, *args, **kwargs)
+
+
+class _CursorMixin(_StatementMixin):
+    pass
 
 
 class CrashCursor(_CursorMixin, sqlite3.Cursor):
@@ -60,21 +66,9 @@ def _cursor_class(factory):
     return _cursor_classes[factory]
 
 
-class _ConnectionMixin:
+class _ConnectionMixin(_StatementMixin):
     def cursor(self, factory=None):
         return super().cursor(_cursor_class(factory))
-
-    def execute(self, sql, *args, **kwargs):
-        _before_statement(sql, "execute")
-        return super().execute(sql, *args, **kwargs)
-
-    def executemany(self, sql, *args, **kwargs):
-        _before_statement(sql, "executemany")
-        return super().executemany(sql, *args, **kwargs)
-
-    def executescript(self, script, *args, **kwargs):
-        TRACKER.hit("executescript", _crash_error)
-        return super().executescript(script, *args, **kwargs)
 
     def commit(self):
         TRACKER.hit("commit", _crash_error)
