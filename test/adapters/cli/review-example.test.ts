@@ -12,6 +12,7 @@ import type { Review } from '../../../src/core/review/model.ts';
 import { reviewPullRequest } from '../../../src/core/review/review.ts';
 import { memoryStore } from '../../../src/core/review/verdict-cache.ts';
 import { gitSource } from '../../../src/adapters/cli/git-source.ts';
+import { formatReview } from '../../../src/adapters/cli/commands/review.ts';
 import { harnessOptions } from '../../core/crash/helpers.ts';
 
 describe('reviewing examples/shop', () => {
@@ -69,6 +70,13 @@ describe('reviewing examples/shop', () => {
   it('renders the same review every time (snapshot)', () => {
     expect(first.summary).toMatchSnapshot('summary');
     expect(first.comments.map((c) => ({ path: c.path, line: c.line, body: c.body }))).toMatchSnapshot('comments');
+  });
+
+  it('renders as SARIF 2.1.0 with stable fingerprints', () => {
+    const sarif = JSON.parse(formatReview(first, 'sarif')) as { version: string; runs: { results: { partialFingerprints: Record<string, string> }[] }[] };
+    expect(sarif.version).toBe('2.1.0');
+    const fingerprints = sarif.runs[0]!.results.map((r) => r.partialFingerprints['crashprobe/v1']);
+    expect(fingerprints.sort()).toEqual(first.findings.map((f) => f.fingerprint).sort());
   });
 
   it('serves a second review of the same head from the cache, without the harness', () => {

@@ -2,6 +2,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Command } from 'commander';
 import type { Logger } from '../../../core/ports.ts';
+import { toSarif } from '../../../core/render/sarif.ts';
 import { chooseHarness } from '../../harness.ts';
 import { reviewPullRequest } from '../../../core/review/review.ts';
 import type { Review } from '../../../core/review/model.ts';
@@ -23,7 +24,7 @@ interface ReviewFlags {
   fix?: boolean;
 }
 
-const FORMATS = ['text', 'markdown', 'json'] as const;
+const FORMATS = ['text', 'markdown', 'json', 'sarif'] as const;
 
 export function registerReview(program: Command): void {
   program
@@ -45,6 +46,7 @@ export function registerReview(program: Command): void {
 
 export function formatReview(review: Review, format: (typeof FORMATS)[number]): string {
   if (format === 'json') return JSON.stringify(review, null, 2);
+  if (format === 'sarif') return JSON.stringify(toSarif(review), null, 2);
   const strip = (text: string) => (format === 'text' ? text.replace(/<!-- crashprobe:[^>]*-->\n?/g, '').trim() : text);
   const parts = [strip(review.summary)];
   if (review.comments.length) {
