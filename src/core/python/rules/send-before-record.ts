@@ -34,19 +34,28 @@ export const sendBeforeRecord = defineRule({
 });
 
 /**
- * The claim pattern: the row was marked (same table as the record) and the
- * mark committed before the send, so a re-run sees the claim and does not
- * send again. At most once, by design.
+ * The claim pattern: the row was marked (an UPDATE setting a column the
+ * record sets too, or any write to the record's table when the record is not
+ * an UPDATE) and the mark committed before the send, so a re-run sees the
+ * claim and does not send again. At most once, by design.
  */
 function claimedBeforeSend(context: FactsInput, sendIndex: number, record: Effect): boolean {
   const { effects } = context;
   const recordTables = new Set(record.sql?.tables ?? []);
+  const recordColumns = setColumns(record.sql?.text);
   const beforeSend = effects.slice(0, sendIndex);
   const lastCommit = beforeSend.map((effect) => effect.kind).lastIndexOf('db-commit');
-  const marked = beforeSend
-    .slice(0, Math.max(lastCommit, 0))
-    .some((effect) => effect.kind === 'db-write' && (effect.sql?.tables ?? []).some((table) => recordTables.has(table)));
+  const marked = beforeSend.slice(0, Math.max(lastCommit, 0)).some((effect) => {
+    if (effect.kind !== 'db-write' || !(effect.sql?.tables ?? []).some((table) => recordTables.has(table))) return false;
+    return recordColumns.length === 0 || setColumns(effect.sql?.text).some((column) => recordColumns.includes(column));
+  });
   return marked && pendingWritesBefore(context, sendIndex).length === 0;
+}
+
+/** The columns an UPDATE sets (`status`, `sent_at`), lower-cased; none for other statements. */
+function setColumns(sql: string | undefined): string[] {
+  const assignments = /^\s*update\b[\s\S]*?\bset\b([\s\S]*?)(?:\bwhere\b|$)/i.exec(sql ?? '')?.[1] ?? '';
+  return [...assignments.matchAll(/(?:^|,)\s*"?(\w+)"?\s*=/g)].map((match) => match[1]!.toLowerCase());
 }
 
 /** Values that differ from one run to the next: a key made of them protects nothing across a re-run. */

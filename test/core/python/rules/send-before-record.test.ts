@@ -112,6 +112,18 @@ testRule(sendBeforeRecord, {
       errors: [{ messageId: 'unstableIdempotencyKey', line: 2 }],
     },
     {
+      name: 'a committed write to another column of the row is no claim of the send',
+      code: `
+        def mark_paid(conn, mailer, order_id, email):
+            conn.execute("UPDATE orders SET status = 'paid' WHERE id = ?", (order_id,))
+            conn.commit()
+            mailer.send(email, "Receipt")
+            conn.execute("UPDATE orders SET receipt_sent = 1 WHERE id = ?", (order_id,))
+            conn.commit()
+      `,
+      errors: [{ messageId: 'sendBeforeRecord', line: 4 }],
+    },
+    {
       name: 'a random Idempotency-Key header',
       code: `
         def charge(conn, order_id):
