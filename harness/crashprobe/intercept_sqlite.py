@@ -53,22 +53,23 @@ class CrashCursor(_CursorMixin, sqlite3.Cursor):
     pass
 
 
-_cursor_classes = {}
+_combined_classes = {}
 
 
-def _cursor_class(factory):
-    if factory is None or factory is sqlite3.Cursor or factory is CrashCursor:
-        return CrashCursor
-    if issubclass(factory, _CursorMixin):
+def _crash_class(factory, base, crash_class, mixin):
+    """The class to instantiate for a `factory=` the code passes: ours, or theirs with our mixin in front."""
+    if factory is None or factory is base:
+        return crash_class
+    if issubclass(factory, mixin):
         return factory
-    if factory not in _cursor_classes:
-        _cursor_classes[factory] = type("Crash" + factory.__name__, (_CursorMixin, factory), {})
-    return _cursor_classes[factory]
+    if factory not in _combined_classes:
+        _combined_classes[factory] = type("Crash" + factory.__name__, (mixin, factory), {})
+    return _combined_classes[factory]
 
 
 class _ConnectionMixin(_StatementMixin):
     def cursor(self, factory=None):
-        return super().cursor(_cursor_class(factory))
+        return super().cursor(_crash_class(factory, sqlite3.Cursor, CrashCursor, _CursorMixin))
 
     def commit(self):
         TRACKER.hit("commit", _crash_error)
@@ -84,22 +85,9 @@ class CrashConnection(_ConnectionMixin, sqlite3.Connection):
     pass
 
 
-_connection_classes = {}
-
-
-def _connection_class(factory):
-    if factory is None or factory is sqlite3.Connection:
-        return CrashConnection
-    if issubclass(factory, _ConnectionMixin):
-        return factory
-    if factory not in _connection_classes:
-        _connection_classes[factory] = type("Crash" + factory.__name__, (_ConnectionMixin, factory), {})
-    return _connection_classes[factory]
-
-
 def connect(database, *args, **kwargs):
     """`sqlite3.connect` for code under test: the mode under test unless the code states one."""
-    kwargs["factory"] = _connection_class(kwargs.get("factory"))
+    kwargs["factory"] = _crash_class(kwargs.get("factory"), sqlite3.Connection, CrashConnection, _ConnectionMixin)
     states_mode = "isolation_level" in kwargs or "autocommit" in kwargs or len(args) >= 3  # database, timeout, detect_types, isolation_level
     if not states_mode and _mode["autocommit"]:
         kwargs["isolation_level"] = None

@@ -22,6 +22,16 @@ describe('clock, random and uuid values are masked by calibration, not guessed',
   });
 });
 
+describe('code that brings its own connection and cursor classes', () => {
+  it('still gets the mode under test and a crash point before every statement', async () => {
+    const result = await crash([path.join(ROOT, 'test/fixtures/factories')]);
+    const [verdict] = result.scenarios;
+    expect(verdict?.class).toBe('safe_by_accident');
+    // two UPDATEs through the custom cursor and the commit, in each mode
+    expect([verdict?.modes.default.crash_points, verdict?.modes.autocommit.crash_points]).toEqual([3, 3]);
+  });
+});
+
 describe('Python versions', () => {
   it('the harness and the reference suite parse as Python 3.9', async () => {
     const script = `
