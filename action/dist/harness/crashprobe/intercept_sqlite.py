@@ -29,7 +29,9 @@ def _before_statement(sql, call):
         TRACKER.hit(call, _crash_error)
 
 
-class _CursorMixin:
+class _StatementMixin:
+    """`execute*` on a connection or a cursor: every statement that is not a plain read is a crash point."""
+
     def execute(self, sql, *args, **kwargs):
         _before_statement(sql, "execute")
         return super().execute(sql, *args, **kwargs)
@@ -41,40 +43,33 @@ class _CursorMixin:
     def executescript(self, script, *args, **kwargs):
         TRACKER.hit("executescript", _crash_error)
         return super().executescript(script, *args, **kwargs)
+
+
+class _CursorMixin(_StatementMixin):
+    pass
 
 
 class CrashCursor(_CursorMixin, sqlite3.Cursor):
     pass
 
 
-_cursor_classes = {}
+_combined_classes = {}
 
 
-def _cursor_class(factory):
-    if factory is None or factory is sqlite3.Cursor or factory is CrashCursor:
-        return CrashCursor
-    if issubclass(factory, _CursorMixin):
+def _crash_class(factory, base, crash_class, mixin):
+    """The class to instantiate for a `factory=` the code passes: ours, or theirs with our mixin in front."""
+    if factory is None or factory is base:
+        return crash_class
+    if issubclass(factory, mixin):
         return factory
-    if factory not in _cursor_classes:
-        _cursor_classes[factory] = type("Crash" + factory.__name__, (_CursorMixin, factory), {})
-    return _cursor_classes[factory]
+    if factory not in _combined_classes:
+        _combined_classes[factory] = type("Crash" + factory.__name__, (mixin, factory), {})
+    return _combined_classes[factory]
 
 
-class _ConnectionMixin:
+class _ConnectionMixin(_StatementMixin):
     def cursor(self, factory=None):
-        return super().cursor(_cursor_class(factory))
-
-    def execute(self, sql, *args, **kwargs):
-        _before_statement(sql, "execute")
-        return super().execute(sql, *args, **kwargs)
-
-    def executemany(self, sql, *args, **kwargs):
-        _before_statement(sql, "executemany")
-        return super().executemany(sql, *args, **kwargs)
-
-    def executescript(self, script, *args, **kwargs):
-        TRACKER.hit("executescript", _crash_error)
-        return super().executescript(script, *args, **kwargs)
+        return super().cursor(_crash_class(factory, sqlite3.Cursor, CrashCursor, _CursorMixin))
 
     def commit(self):
         TRACKER.hit("commit", _crash_error)
@@ -90,22 +85,9 @@ class CrashConnection(_ConnectionMixin, sqlite3.Connection):
     pass
 
 
-_connection_classes = {}
-
-
-def _connection_class(factory):
-    if factory is None or factory is sqlite3.Connection:
-        return CrashConnection
-    if issubclass(factory, _ConnectionMixin):
-        return factory
-    if factory not in _connection_classes:
-        _connection_classes[factory] = type("Crash" + factory.__name__, (_ConnectionMixin, factory), {})
-    return _connection_classes[factory]
-
-
 def connect(database, *args, **kwargs):
     """`sqlite3.connect` for code under test: the mode under test unless the code states one."""
-    kwargs["factory"] = _connection_class(kwargs.get("factory"))
+    kwargs["factory"] = _crash_class(kwargs.get("factory"), sqlite3.Connection, CrashConnection, _ConnectionMixin)
     states_mode = "isolation_level" in kwargs or "autocommit" in kwargs or len(args) >= 3  # database, timeout, detect_types, isolation_level
     if not states_mode and _mode["autocommit"]:
         kwargs["isolation_level"] = None

@@ -18,7 +18,13 @@ _real_os_write = intercept_files._real_os_write
 _real_os_close = intercept_files._real_os_close
 
 
+_owner = [0]
+
+
 def _write_report(path: str, report: dict) -> None:
+    if os.getpid() != _owner[0]:
+        # A process the target forked came back through here: the run's report is not its to write.
+        os._exit(0)
     fd = _real_os_open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)
     try:
         _real_os_write(fd, json.dumps(report).encode("utf-8"))
@@ -40,6 +46,7 @@ def execute(spec: dict, scenario, target) -> None:
     """Never returns."""
     report_path = spec["report"]
     started = time.perf_counter()
+    _owner[0] = os.getpid()
     try:
         if os.getsid(0) != os.getpid():  # a spawned run already leads its own session
             os.setsid()
