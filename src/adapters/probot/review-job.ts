@@ -3,7 +3,7 @@
 // Every step is safe to repeat, so a job killed half-way runs again from the top.
 import { z } from 'zod';
 import { ConfigError, parseConfig, type CrashprobeConfig } from '../../core/config/schema.ts';
-import type { HarnessRunner, Logger, PullRequestSource, Store } from '../../core/ports.ts';
+import type { HarnessRunner, LlmClient, Logger, PullRequestSource, Store } from '../../core/ports.ts';
 import type { Review } from '../../core/review/model.ts';
 import type { GitHubClient } from '../github/client.ts';
 import { completeCheckRun, reviewOutcome, startCheckRun } from '../github/check-run.ts';
@@ -33,7 +33,7 @@ export type ReviewJob = z.infer<typeof reviewJobSchema>;
 export type ReviewFunction = (
   source: PullRequestSource,
   config: CrashprobeConfig,
-  deps: { harness?: HarnessRunner; harnessOffReason?: string; store: Store; logger: Logger },
+  deps: { harness?: HarnessRunner; harnessOffReason?: string; store: Store; logger: Logger; llm?: LlmClient },
 ) => Promise<Review>;
 
 export interface HarnessChoice {
@@ -58,6 +58,8 @@ export interface ReviewJobDeps {
   /** The app's bot login (`slug[bot]`): only its comments are reconciled. */
   botLogin?: string;
   workRoot?: string;
+  /** The LLM for the audit, from the app's environment and the repository's `audit.model`; absent: static checks only. */
+  llm?(config: CrashprobeConfig, logger: Logger): LlmClient | undefined;
 }
 
 export type ReviewJobOutcome = 'reviewed' | 'config-error' | 'skipped';
@@ -102,7 +104,8 @@ export async function runReviewJob(job: Job, octokit: AppOctokit, deps: ReviewJo
   const source = githubPullRequestSource(octokit, { owner, repo, number, baseSha: pr.base.sha, headSha, fromFork }, { workRoot: deps.workRoot });
   try {
     const harness = await chooseHarness(config, fromFork, deps, log);
-    const review = await deps.review(source, config, { harness: harness.harness, harnessOffReason: harness.offReason, store: deps.state.verdicts, logger: log });
+    const llm = deps.llm?.(config, log);
+    const review = await deps.review(source, config, { harness: harness.harness, harnessOffReason: harness.offReason, store: deps.state.verdicts, logger: log, llm });
     const result = await publishReview(octokit, { owner, repo, number }, review, await source.changedFiles(), {
       ledger: deps.state.fingerprints,
       author: deps.botLogin,

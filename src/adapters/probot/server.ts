@@ -1,6 +1,7 @@
 // The App as a web server, from its settings: Probot's Server, the state file, the worker pool.
 import { Probot, Server } from 'probot';
 import { chooseHarness } from '../harness.ts';
+import { llmClientFromEnv } from '../llm-settings.ts';
 import { reviewPullRequest } from '../../core/review/review.ts';
 import { openState } from '../../store/state.ts';
 import crashprobeApp, { type CrashprobeApp } from './app.ts';
@@ -31,6 +32,11 @@ export async function startServer(settings: AppSettings): Promise<{ server: Serv
       harness: (config, logger) =>
         chooseHarness(config, { enabled: true, fromFork: false, python: settings.python, searchPath: settings.searchPath }, logger),
       concurrency: settings.concurrency,
+      llm: (config, logger) => {
+        const { client, warning } = llmClientFromEnv(settings.llmEnv, config.audit.model, { store: state.verdicts, logger });
+        if (warning) logger.warn(warning);
+        return client;
+      },
     });
   });
   await server.start();

@@ -20,6 +20,8 @@ export interface AppSettings {
   python: string;
   /** Where bubblewrap is looked for (PATH): without it, pull-request code runs with resource limits only. */
   searchPath: string[];
+  /** OPENAI_API_KEY, OPENAI_BASE_URL, ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, CRASHPROBE_MODEL: the audit's LLM. Never logged. */
+  llmEnv: Record<string, string | undefined>;
 }
 
 export class SettingsError extends Error {
@@ -30,6 +32,8 @@ export class SettingsError extends Error {
 }
 
 type Env = Record<string, string | undefined>;
+
+const LLM_VARIABLES = ['OPENAI_API_KEY', 'OPENAI_BASE_URL', 'ANTHROPIC_API_KEY', 'ANTHROPIC_BASE_URL', 'CRASHPROBE_MODEL'] as const;
 
 const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'] as const;
 
@@ -77,5 +81,6 @@ export function readSettings(env: Env, readFile: (path: string) => string = (p) 
     logLevel,
     python: env.CRASHPROBE_PYTHON || 'python3',
     searchPath: (env.PATH || '/usr/local/bin:/usr/bin:/bin').split(':'),
+    llmEnv: Object.fromEntries(LLM_VARIABLES.map((name) => [name, env[name]])),
   };
 }

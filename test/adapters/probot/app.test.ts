@@ -208,6 +208,35 @@ describe('crashprobe Probot app', () => {
     expect(scope.isDone()).toBe(true);
   });
 
+  it('hands the review the LLM the deployment configures for the repository\'s audit.model', async () => {
+    const payload = openedPayload();
+    const llm = { model: 'local-model', complete: async () => ({ text: '{}', inputTokens: 0, outputTokens: 0 }) };
+    const asked: (string | undefined)[] = [];
+    test = await createTestApp(async (source) => sampleReview([], { headSha: source.headSha, findings: [] }), {
+      llm: (config) => {
+        asked.push(config.audit.model);
+        return llm;
+      },
+    });
+    const scope = nockJobStart(payload.pull_request)
+      .get(`${repo}/commits/${payload.pull_request.head.sha}/check-runs`).query(true)
+      .reply(200, { total_count: 0, check_runs: [] })
+      .post(`${repo}/check-runs`).reply(201, { id: 903 })
+      .get(`${repo}/pulls/2/files`).query(true).reply(200, [])
+      .get(`${repo}/pulls/2/comments`).query(true).reply(200, [])
+      .get(`${repo}/issues/2/comments`).query(true).reply(200, [])
+      .post(`${repo}/issues/2/comments`).reply(201, { id: 8 })
+      .patch(`${repo}/check-runs/903`).reply(200, { id: 903 });
+
+    await test.probot.receive({ id: 'delivery-llm', name: 'pull_request', payload } as never);
+    await test.app.pool.idle();
+
+    const [, , deps] = test.reviews[0]!;
+    expect(deps.llm).toBe(llm);
+    expect(asked).toEqual([undefined]);
+    expect(scope.isDone()).toBe(true);
+  });
+
   it('re-reviews on `/crashprobe review` from a collaborator with a new check run, and ignores other comments', async () => {
     const payload = webhookExample('issue_comment', 'created');
     payload.issue.pull_request = { url: `https://api.github.com${repo}/pulls/1` };

@@ -14,11 +14,21 @@ describe('readSettings', () => {
       CRASHPROBE_CONCURRENCY: '4',
       CRASHPROBE_PYTHON: '/opt/python3.12/bin/python3',
       PATH: '/usr/local/bin:/usr/bin',
+      OPENAI_BASE_URL: 'http://127.0.0.1:8000/v1',
+      CRASHPROBE_MODEL: 'qwen2.5-coder',
+      UNRELATED_SECRET: 'never copied',
     });
     expect(settings).toMatchObject({
       // The harness looks for bubblewrap on this PATH: pull-request code must run sandboxed in the app too.
       python: '/opt/python3.12/bin/python3',
       searchPath: ['/usr/local/bin', '/usr/bin'],
+      llmEnv: {
+        OPENAI_API_KEY: undefined,
+        OPENAI_BASE_URL: 'http://127.0.0.1:8000/v1',
+        ANTHROPIC_API_KEY: undefined,
+        ANTHROPIC_BASE_URL: undefined,
+        CRASHPROBE_MODEL: 'qwen2.5-coder',
+      },
       appId: 42,
       privateKey: PRIVATE_KEY,
       port: 4000,
