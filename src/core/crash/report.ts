@@ -2,14 +2,7 @@
 // classes, then the worst crash scenario of each target that fails.
 import path from 'node:path';
 import type { CampaignResult, Failure, ScenarioVerdict } from './protocol.ts';
-
-const OUTCOME_RANK: Record<string, number> = { 'double-applied': 3, 'rerun-fails': 2, 'half-done': 1, recovered: 0 };
-
-export function worstFailure(verdict: ScenarioVerdict): Failure | undefined {
-  const score = (f: Failure) =>
-    (f.half_updated ? 10 : 0) + (OUTCOME_RANK[f.outcome] ?? 0) + (f.mode === 'default' ? 20 : 0) + (f.crash === 'none' ? -5 : 0);
-  return [...verdict.failures].sort((a, b) => score(b) - score(a))[0];
-}
+import { worstFailureOf } from './worst-failure.ts';
 
 function pad(text: string, width: number): string {
   return text.length >= width ? text : text + ' '.repeat(width - text.length);
@@ -57,7 +50,7 @@ export function renderCrashReport(result: CampaignResult, displayBase?: string):
   out.push(widths.map((w) => '-'.repeat(w)).join('  '));
   for (const row of rows) out.push(row.map((c, i) => pad(c, widths[i] ?? 0)).join('  '));
   for (const verdict of result.scenarios) {
-    const worst = worstFailure(verdict);
+    const worst = worstFailureOf(verdict);
     const modeErrors = (['default', 'autocommit'] as const)
       .filter((m) => verdict.modes[m].error)
       .map((m) => `  ${m}: ${verdict.modes[m].error}`);

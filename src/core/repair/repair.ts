@@ -17,7 +17,7 @@ export interface RepairRequest {
   qualname: string;
   /** The function's static findings. */
   findings: readonly Finding[];
-  /** The original's worst failing crash scenario (the review's `worstFailureOf`), shown to the LLM. */
+  /** The original's worst failing crash scenario (`worstFailureOf`), shown to the LLM. */
   failure?: Failure;
   /** Everything verification needs; `original` holds the function's verdicts. */
   verify: VerifyContext;

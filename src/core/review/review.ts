@@ -5,12 +5,12 @@ import path from 'node:path';
 import type { CrashprobeConfig } from '../config/schema.ts';
 import { findRoot, type ScenarioFile } from '../crash/discover.ts';
 import type { CampaignError, Failure, ScenarioVerdict } from '../crash/protocol.ts';
+import { worstFailureOf } from '../crash/worst-failure.ts';
 import type { HarnessRunner, LlmClient, Logger, PullRequestSource, Store, ChangedFile } from '../ports.ts';
 import { auditChange } from '../audit/review-audit.ts';
 import { buildRepoIndex } from '../python/callgraph.ts';
 import { analyzeModule } from '../python/analyze.ts';
-import { parseUnifiedDiff, type FileChange } from '../python/diff.ts';
-import { touchedFunctions } from '../python/diff.ts';
+import { parseUnifiedDiff, touchedFunctions, type FileChange } from '../python/diff.ts';
 import { listFunctions } from '../python/functions.ts';
 import type { FunctionReport, PyModule } from '../python/model.ts';
 import { parseModule } from '../python/parse.ts';
@@ -221,17 +221,6 @@ function scenarioFileIn(checkout: string, relativePath: string): ScenarioFile {
     // no .git or pyproject.toml inside the checkout: its top is the root
   }
   return { file, root: checkout };
-}
-
-/** The failure that best explains the verdict: a half-updating crash first, a repeated normal run last. */
-export function worstFailureOf(verdict: ScenarioVerdict): Failure | undefined {
-  const explainsClass = (f: Failure) =>
-    (verdict.class === 'unsafe' && f.mode === 'default') || (verdict.class === 'safe_by_accident' && f.mode === 'autocommit');
-  const outcomeRank = { 'double-applied': 3, 'rerun-fails': 2, 'half-done': 1, recovered: 0 } as const;
-  const score = (f: Failure) =>
-    (f.half_updated ? 100 : 0) + (f.crash !== 'none' ? 50 : 0) + (explainsClass(f) ? 20 : 0) + (f.mode === 'default' ? 5 : 0) +
-    outcomeRank[f.outcome] + (f.crash === 'hard' ? 0.5 : 0);
-  return [...verdict.failures].sort((a, b) => score(b) - score(a))[0];
 }
 
 function modeLabel(verdict: ScenarioVerdict, mode: 'default' | 'autocommit'): string {
