@@ -1,24 +1,10 @@
 // The crash harness on the reference suite: runs per second with the fork server and
 // with a fresh interpreter per run, the whole campaign's wall time, and the per-run
 // overhead against the floor of a bare fork()+_exit loop on this machine.
-import { existsSync, readdirSync } from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { runCampaign } from '../src/core/crash/campaign.ts';
 import { defaultConcurrency, prepareHarness } from '../src/core/crash/prepare.ts';
-
-const REFERENCE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../harness/reference');
-
-function solutions(): string[] {
-  return readdirSync(REFERENCE, { withFileTypes: true })
-    .filter((t) => t.isDirectory() && !t.name.startsWith('_'))
-    .flatMap((t) =>
-      readdirSync(path.join(REFERENCE, t.name), { withFileTypes: true })
-        .filter((s) => s.isDirectory() && existsSync(path.join(REFERENCE, t.name, s.name, 'expected.json')))
-        .map((s) => path.join(REFERENCE, t.name, s.name)),
-    );
-}
+import { referenceSolutions } from '../test/support/reference-solutions.ts';
 
 async function bareForkSecondsPerRun(python: string, n: number): Promise<number> {
   const script = `
@@ -38,7 +24,7 @@ print(time.perf_counter() - start)
 
 export default async function bench(log: (line: string) => void): Promise<void> {
   const prepared = await prepareHarness({ python: 'python3', sandbox: 'auto', searchPath: ['/usr/bin', '/bin', '/usr/local/bin'] });
-  const all = solutions();
+  const all = referenceSolutions().map((s) => s.dir);
   const cores = defaultConcurrency();
   log(`reference suite: ${all.length} solutions; ${cores} core(s); sandbox: ${prepared.options.bwrap ? 'bubblewrap' : 'none'}`);
 

@@ -1,27 +1,13 @@
 // The paper's validation, our gate: every reference solution classified as intended,
 // in both isolation modes, and a second campaign reproducing every outcome exactly.
-import { readFileSync, readdirSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { CampaignResult, ScenarioVerdict } from '../../../src/core/crash/protocol.ts';
+import { REFERENCE_DIR as REFERENCE, referenceSolutions } from '../../support/reference-solutions.ts';
 import { crash } from './helpers.ts';
 
-const REFERENCE = path.resolve(import.meta.dirname, '../../../harness/reference');
-
-interface Expected {
-  class: string;
-  double_applies: boolean | null;
-  fully_crash_safe: boolean;
-  unsafe_only_under?: 'hard';
-}
-
-const solutions = readdirSync(REFERENCE, { withFileTypes: true })
-  .filter((task) => task.isDirectory() && !task.name.startsWith('_'))
-  .flatMap((task) =>
-    readdirSync(path.join(REFERENCE, task.name), { withFileTypes: true })
-      .filter((s) => s.isDirectory() && existsSync(path.join(REFERENCE, task.name, s.name, 'expected.json')))
-      .map((s) => path.join(REFERENCE, task.name, s.name)),
-  );
+const reference = referenceSolutions();
+const solutions = reference.map((s) => s.dir);
 
 function byFolder(result: CampaignResult): Map<string, ScenarioVerdict[]> {
   const map = new Map<string, ScenarioVerdict[]>();
@@ -45,7 +31,7 @@ describe('reference suite', () => {
   }, 900_000);
 
   it('has the 58 solutions of the paper: 24 safe by design, 11 by accident, 23 unsafe', () => {
-    const classes = solutions.map((s) => (JSON.parse(readFileSync(path.join(s, 'expected.json'), 'utf8')) as Expected).class);
+    const classes = reference.map((s) => s.expected.class);
     const count = (k: string) => classes.filter((c) => c === k).length;
     expect({ total: solutions.length, design: count('safe_by_design'), accident: count('safe_by_accident'), unsafe: count('unsafe') })
       .toEqual({ total: 58, design: 24, accident: 11, unsafe: 23 });
@@ -57,8 +43,7 @@ describe('reference suite', () => {
       expect(result.errors).toEqual([]);
       const verdicts = byFolder(result);
       const mismatches: string[] = [];
-      for (const folder of solutions) {
-        const expected = JSON.parse(readFileSync(path.join(folder, 'expected.json'), 'utf8')) as Expected;
+      for (const { dir: folder, expected } of reference) {
         const [verdict] = verdicts.get(folder) ?? [];
         const name = path.relative(REFERENCE, folder);
         if (!verdict) {

@@ -1,19 +1,18 @@
 // Repairs on the harness's reference suite: every solution crash-tested once, then
 // each unsafe or safe-by-accident target repaired (deterministic, then the LLM
 // given) and every candidate crash-tested. Shared by the test and bench/repair.ts.
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { runScenarioFiles, type CampaignOptions } from '../../../src/core/crash/campaign.ts';
+import { pool, runScenarioFiles, type CampaignOptions } from '../../../src/core/crash/campaign.ts';
+import { referenceSolutions as allReferenceSolutions } from '../../support/reference-solutions.ts';
 import type { ScenarioVerdict } from '../../../src/core/crash/protocol.ts';
 import type { HarnessRunner, LlmClient } from '../../../src/core/ports.ts';
 import { analyzeModule } from '../../../src/core/python/analyze.ts';
 import { parseModule } from '../../../src/core/python/parse.ts';
 import { repairFunction } from '../../../src/core/repair/repair.ts';
 import type { RepairResult } from '../../../src/core/repair/model.ts';
-import { worstFailureOf } from '../../../src/core/review/review.ts';
+import { worstFailureOf } from '../../../src/core/crash/worst-failure.ts';
 import { classRank } from '../../../src/core/review/conclusion.ts';
-
-export const REFERENCE = path.resolve(import.meta.dirname, '../../../harness/reference');
 
 export interface SolutionRepair {
   solution: string;
@@ -23,27 +22,7 @@ export interface SolutionRepair {
 }
 
 export function referenceSolutions(): { dir: string; name: string; intended: string }[] {
-  return readdirSync(REFERENCE, { withFileTypes: true })
-    .filter((t) => t.isDirectory() && !t.name.startsWith('_'))
-    .flatMap((t) =>
-      readdirSync(path.join(REFERENCE, t.name), { withFileTypes: true })
-        .filter((s) => s.isDirectory() && existsSync(path.join(REFERENCE, t.name, s.name, 'expected.json')))
-        .map((s) => {
-          const dir = path.join(REFERENCE, t.name, s.name);
-          const intended = (JSON.parse(readFileSync(path.join(dir, 'expected.json'), 'utf8')) as { class: string }).class;
-          return { dir, name: `${t.name}/${s.name}`, intended };
-        }),
-    )
-    .sort((a, b) => a.name.localeCompare(b.name));
-}
-
-async function pool<T>(items: readonly T[], concurrency: number, work: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.max(1, Math.min(concurrency, items.length)) }, async () => {
-      while (next < items.length) await work(items[next++] as T);
-    }),
-  );
+  return allReferenceSolutions().map(({ dir, name, expected }) => ({ dir, name, intended: expected.class }));
 }
 
 export async function repairReferenceSuite(
