@@ -6,22 +6,76 @@
 import { execa } from 'execa';
 
 export interface PythonInfo {
+  /**
+   * The interpreter to run: its folder real-path'd, its own name kept. For a virtual
+   * environment this is `.venv/bin/python` itself, not the base interpreter its symlink
+   * points to: Python finds `pyvenv.cfg` beside the path it was started by, so running the
+   * symlink's target would lose the venv's site-packages.
+   */
   executable: string;
+  /** The base installation (real path of `sys.base_prefix`): its standard library. */
   prefix: string;
   version: string;
+  /** True when the interpreter is a virtual environment (`sys.prefix != sys.base_prefix`). */
+  isVenv: boolean;
+  /** site-packages folders the interpreter imports from (`site.getsitepackages()`), real paths. */
+  sitePackages: string[];
+  /**
+   * Every folder the interpreter needs, real paths, none inside another: sys.prefix,
+   * sys.base_prefix, sys.exec_prefix, the site-packages folders, the venv, the folder of
+   * the real binary. A sandbox binds each read-only.
+   */
+  readOnlyPaths: string[];
+}
+
+// Prints one JSON object; no realpath of sys.executable itself (see PythonInfo.executable).
+const PROBE_SCRIPT = [
+  'import json,os,site,sys',
+  'r=os.path.realpath',
+  'e=sys.executable',
+  'sp=[r(p) for p in (site.getsitepackages() if hasattr(site,"getsitepackages") else []) if os.path.isdir(p)]',
+  'v=sys.prefix!=sys.base_prefix',
+  'paths=[sys.prefix,sys.base_prefix,sys.exec_prefix,getattr(sys,"base_exec_prefix",sys.exec_prefix),os.path.dirname(r(e))]+sp',
+  'print(json.dumps({"executable":os.path.join(r(os.path.dirname(e)),os.path.basename(e)),"prefix":r(sys.base_prefix),',
+  '"version":"%d.%d"%sys.version_info[:2],"isVenv":v,"sitePackages":sp,"paths":[r(p) for p in paths if p]}))',
+].join('\n');
+
+/** Real paths, without duplicates or folders already inside another one of them. */
+export function outermostPaths(paths: readonly string[]): string[] {
+  const unique = [...new Set(paths.filter(Boolean))].sort((a, b) => a.length - b.length || a.localeCompare(b));
+  const kept: string[] = [];
+  for (const p of unique) {
+    if (!kept.some((k) => p === k || p.startsWith(k.endsWith('/') ? k : `${k}/`))) kept.push(p);
+  }
+  return kept;
 }
 
 export async function probePython(python: string): Promise<PythonInfo> {
-  const script =
-    'import os,sys;print(os.path.realpath(sys.executable));print(os.path.realpath(sys.base_prefix));print("%d.%d"%sys.version_info[:2])';
-  const result = await execa(python, ['-c', script], { reject: false, extendEnv: false, env: { PATH: '/usr/local/bin:/usr/bin:/bin' } });
+  const result = await execa(python, ['-c', PROBE_SCRIPT], {
+    reject: false,
+    extendEnv: false,
+    env: { PATH: '/usr/local/bin:/usr/bin:/bin' },
+    timeout: 30_000,
+  });
   if (result.exitCode !== 0 || result.failed) {
     throw new Error(`Python interpreter ${python} does not run (${result.shortMessage ?? result.stderr}); install python3 3.9+ or pass --python`);
   }
-  const [executable = '', prefix = '', version = ''] = String(result.stdout).trim().split('\n');
-  const [major, minor] = version.split('.').map(Number);
-  if (major !== 3 || (minor ?? 0) < 9) throw new Error(`Python ${version} at ${executable}: the harness needs Python 3.9 or newer`);
-  return { executable, prefix, version };
+  let facts: { executable: string; prefix: string; version: string; isVenv: boolean; sitePackages: string[]; paths: string[] };
+  try {
+    facts = JSON.parse(String(result.stdout).trim().split('\n').pop() ?? '');
+  } catch {
+    throw new Error(`Python interpreter ${python} printed something unexpected when asked for its paths: ${String(result.stdout).slice(0, 200)}`);
+  }
+  const [major, minor] = facts.version.split('.').map(Number);
+  if (major !== 3 || (minor ?? 0) < 9) throw new Error(`Python ${facts.version} at ${facts.executable}: the harness needs Python 3.9 or newer`);
+  return {
+    executable: facts.executable,
+    prefix: facts.prefix,
+    version: facts.version,
+    isVenv: facts.isVenv,
+    sitePackages: facts.sitePackages,
+    readOnlyPaths: outermostPaths(facts.paths),
+  };
 }
 
 export async function bubblewrapWorks(bwrap: string): Promise<boolean> {
