@@ -5,6 +5,7 @@ import { contractJson, runCampaign } from '../../../core/crash/campaign.ts';
 import { defaultConcurrency, prepareHarness } from '../../../core/crash/prepare.ts';
 import { renderCrashReport } from '../../../core/crash/report.ts';
 import { progressLine } from '../progress.ts';
+import { describePython, findProjectPython, projectRootOf } from '../find-python.ts';
 
 interface CrashFlags {
   root?: string;
@@ -25,7 +26,7 @@ export function registerCrash(program: Command): void {
     .option('--isolation <kind>', 'fork (a warm fork server) or spawn (a fresh interpreter per run)', 'fork')
     .option('--sandbox <kind>', 'auto, bwrap or none', 'auto')
     .option('--jobs <n>', 'scenario files judged at once (default: the number of cores)')
-    .option('--python <path>', 'the Python interpreter (default: $CRASHPROBE_PYTHON or python3)')
+    .option('--python <path>', 'the Python interpreter (default: $CRASHPROBE_PYTHON, else .venv/ or venv/ in the repository root, else python3)')
     .action(async (paths: string[], flags: CrashFlags) => {
       const exitCode = await crashCommand(paths, flags);
       process.exitCode = exitCode;
@@ -41,12 +42,16 @@ async function crashCommand(paths: string[], flags: CrashFlags): Promise<number>
   }
   const jobs = flags.jobs ? Number.parseInt(flags.jobs, 10) : defaultConcurrency();
   if (!Number.isInteger(jobs) || jobs < 1) throw new Error(`--jobs must be a whole number of at least 1, not ${flags.jobs}`);
+  const searchPath = (process.env.PATH ?? '/usr/bin:/bin').split(path.delimiter);
+  const pythonChoice = await findProjectPython({ flag: flags.python, env: process.env, root: projectRootOf(paths[0], flags.root, process.cwd()), searchPath });
+  if (pythonChoice.warning) process.stderr.write(`crashprobe: ${pythonChoice.warning}\n`);
   const prepared = await prepareHarness({
-    python: flags.python ?? process.env.CRASHPROBE_PYTHON ?? 'python3',
+    python: pythonChoice.python,
     sandbox: flags.sandbox as 'auto' | 'bwrap' | 'none',
     searchPath: (process.env.PATH ?? '/usr/bin:/bin').split(path.delimiter),
   });
   for (const notice of prepared.notices) process.stderr.write(`crashprobe: ${notice}\n`);
+  process.stderr.write(`crashprobe: ${describePython(pythonChoice, prepared.options.python.executable)}\n`);
   const progress = progressLine(process.stderr);
   const result = await runCampaign(
     paths,
@@ -59,6 +64,7 @@ async function crashCommand(paths: string[], flags: CrashFlags): Promise<number>
   );
   progress.clear();
   process.stdout.write(renderCrashReport(result, process.cwd()) + '\n');
-  if (flags.json) await writeFile(flags.json, JSON.stringify(contractJson(result), null, 2) + '\n');
+  const python = { executable: prepared.options.python.executable, version: prepared.options.python.version, source: pythonChoice.source };
+  if (flags.json) await writeFile(flags.json, JSON.stringify({ ...(contractJson(result) as object), python }, null, 2) + '\n');
   return result.errors.length ? 1 : 0;
 }

@@ -11,6 +11,7 @@ import { loadConfigFile } from '../config-file.ts';
 import { fileStore } from '../file-store.ts';
 import { defaultBase, gitSource, repositoryTop } from '../git-source.ts';
 import { progressLine } from '../progress.ts';
+import { describePython, findProjectPython } from '../find-python.ts';
 
 interface ReviewFlags {
   base?: string;
@@ -37,7 +38,7 @@ export function registerReview(program: Command): void {
     .option('--no-harness', 'do not run the crash harness (static checks only)')
     .option('--no-cache', 'ignore cached crash verdicts')
     .option('--sandbox <kind>', 'auto, bwrap or none', 'auto')
-    .option('--python <path>', 'the Python interpreter (default: $CRASHPROBE_PYTHON or python3)')
+    .option('--python <path>', 'the Python interpreter (default: $CRASHPROBE_PYTHON, else .venv/ or venv/ in the repository root, else python3)')
     .option('--fix', 'apply the crash-tested repairs to the working tree')
     .action(async (flags: ReviewFlags) => {
       process.exitCode = await reviewCommand(flags);
@@ -72,13 +73,18 @@ async function reviewCommand(flags: ReviewFlags): Promise<number> {
   };
   const { client: llm, warning: llmWarning } = llmClientFromEnv(process.env, config.audit.model, { store: cacheStore });
   if (llmWarning) logger.warn(llmWarning);
+  const pythonChoice = await findProjectPython({ flag: flags.python, env: process.env, root: top, searchPath: (process.env.PATH ?? '/usr/bin:/bin').split(path.delimiter) });
+  if (flags.harness) {
+    if (pythonChoice.warning) logger.warn(pythonChoice.warning);
+    logger.warn(describePython(pythonChoice));
+  }
   const { harness, offReason: harnessOffReason } = await chooseHarness(
     config,
     {
       enabled: flags.harness,
       offBecause: '--no-harness',
       fromFork: false,
-      python: flags.python ?? process.env.CRASHPROBE_PYTHON ?? 'python3',
+      python: pythonChoice.python,
       searchPath: (process.env.PATH ?? '/usr/bin:/bin').split(path.delimiter),
       sandbox: flags.sandbox as 'auto' | 'bwrap' | 'none',
       onProgress: (p) =>
