@@ -51,6 +51,7 @@ export const INPUT_NAMES = [
   'fail-on',
   'config',
   'harness',
+  'python',
   'model',
   'openai-api-key',
   'openai-base-url',
@@ -96,9 +97,15 @@ export function readSettings(input: (name: InputName) => string, env: Environmen
     },
     stepSummaryPath: env.GITHUB_STEP_SUMMARY || undefined,
     outputPath: env.GITHUB_OUTPUT || undefined,
-    python: env.CRASHPROBE_PYTHON || 'python3',
+    python: pythonInput(optional('python'), workspace) ?? (env.CRASHPROBE_PYTHON || 'python3'),
     searchPath: (env.PATH || '/usr/bin:/bin').split(path.delimiter).filter(Boolean),
   };
+}
+
+/** The `python` input: a command name as given, a path resolved against the workspace (`.venv/bin/python`). */
+function pythonInput(value: string | undefined, workspace: string): string | undefined {
+  if (value === undefined) return undefined;
+  return value.includes('/') ? path.resolve(workspace, value) : value;
 }
 
 function parseFailOn(value: string | undefined): FailOn | undefined {

@@ -20,6 +20,7 @@ function inputs(given: Partial<Record<InputName, string>> = {}): (name: InputNam
     'fail-on': '',
     config: '.github/crashprobe.yml',
     harness: 'true',
+    python: '',
     model: '',
     'openai-api-key': '',
     'openai-base-url': '',
