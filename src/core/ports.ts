@@ -27,6 +27,10 @@ export interface PullRequestSource {
   listFiles(): Promise<string[]>;
   /** A local folder holding the head commit's tree, for the crash harness to run (created on first call). */
   checkout(): Promise<string>;
+  /** The file's text at the base commit (`baseSha`), or undefined when it does not exist there. Absent: the base is not judged. */
+  readBaseFile?(path: string): Promise<string | undefined>;
+  /** A local folder holding the base commit's tree, for judging the targets at the base (created on first call). Absent: the base is not judged. */
+  checkoutBase?(): Promise<string>;
 }
 
 export interface HarnessRunner {

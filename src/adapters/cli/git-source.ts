@@ -68,6 +68,7 @@ export interface GitSourceOptions {
 
 export function gitSource({ top, base, head }: GitSourceOptions): PullRequestSource & { dispose(): Promise<void>; resolvedHead: string } {
   let checkoutDir: string | undefined;
+  let baseDir: string | undefined;
   const source = {
     repository: path.basename(top),
     baseSha: base,
@@ -101,8 +102,24 @@ export function gitSource({ top, base, head }: GitSourceOptions): PullRequestSou
       }
       return checkoutDir;
     },
+    async readBaseFile(p: string) {
+      try {
+        return await git(top, ['show', `${base}:${p}`]);
+      } catch {
+        return undefined;
+      }
+    },
+    async checkoutBase() {
+      if (!baseDir) {
+        baseDir = await mkdtemp(path.join(os.tmpdir(), 'crashprobe-base-'));
+        const archive = await execa('git', ['archive', '--format=tar', base], { cwd: top, encoding: 'buffer', maxBuffer: 1024 * 1024 * 1024 });
+        await execa('tar', ['-x', '-C', baseDir], { input: archive.stdout });
+      }
+      return baseDir;
+    },
     async dispose() {
       if (checkoutDir) await rm(checkoutDir, { recursive: true, force: true });
+      if (baseDir) await rm(baseDir, { recursive: true, force: true });
     },
   };
   return source;

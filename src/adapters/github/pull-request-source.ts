@@ -44,9 +44,11 @@ export function githubPullRequestSource(
   const apiReadLimit = options.apiReadLimit ?? DEFAULT_API_READ_LIMIT;
   let changed: Promise<ChangedFile[]> | undefined;
   let checkoutDir: Promise<{ temp: string; tree: string }> | undefined;
+  let baseDir: Promise<{ temp: string; tree: string }> | undefined;
   let apiReads = 0;
 
   const checkout = () => (checkoutDir ??= downloadHead(octokit, head, options.workRoot));
+  const checkoutBase = () => (baseDir ??= downloadHead(octokit, head, options.workRoot, head.baseSha));
 
   return {
     repository: `${owner}/${repo}`,
@@ -88,10 +90,16 @@ export function githubPullRequestSource(
 
     checkout: async () => (await checkout()).tree,
 
+    // The base: read from its tarball (one download, as a review that judges the base reads its targets and runs them).
+    readBaseFile: async (file) => readFromTree((await checkoutBase()).tree, file),
+    checkoutBase: async () => (await checkoutBase()).tree,
+
     async dispose() {
-      if (!checkoutDir) return;
-      const { temp } = await checkoutDir.catch(() => ({ temp: undefined }));
-      if (temp) await rm(temp, { recursive: true, force: true });
+      for (const dir of [checkoutDir, baseDir]) {
+        if (!dir) continue;
+        const { temp } = await dir.catch(() => ({ temp: undefined }));
+        if (temp) await rm(temp, { recursive: true, force: true });
+      }
     },
   };
 }
@@ -104,14 +112,14 @@ function toChangedFile(file: { filename: string; status: string; previous_filena
   return changed;
 }
 
-async function downloadHead(octokit: GitHubClient, head: PullRequestHead, workRoot?: string): Promise<{ temp: string; tree: string }> {
+async function downloadHead(octokit: GitHubClient, head: PullRequestHead, workRoot?: string, sha = head.headSha): Promise<{ temp: string; tree: string }> {
   const root = workRoot ?? os.tmpdir();
   await mkdir(root, { recursive: true });
-  const temp = await mkdtemp(path.join(root, 'crashprobe-head-'));
+  const temp = await mkdtemp(path.join(root, sha === head.headSha ? 'crashprobe-head-' : 'crashprobe-base-'));
   try {
     // Unparsed, so the archive streams to disk whatever content type it comes with.
-    const { data } = await githubCall(`GET /repos/${head.owner}/${head.repo}/tarball/${head.headSha}`, () =>
-      octokit.rest.repos.downloadTarballArchive({ owner: head.owner, repo: head.repo, ref: head.headSha, request: { parseSuccessResponseBody: false } }),
+    const { data } = await githubCall(`GET /repos/${head.owner}/${head.repo}/tarball/${sha}`, () =>
+      octokit.rest.repos.downloadTarballArchive({ owner: head.owner, repo: head.repo, ref: sha, request: { parseSuccessResponseBody: false } }),
     );
     const archive = path.join(temp, 'head.tar.gz');
     await pipeline(Readable.fromWeb(data as unknown as WebReadableStream), createWriteStream(archive));

@@ -26,6 +26,25 @@ export interface FunctionVerdict {
   findingIds: string[];
   /** A ready scenario file for a writing function with none, for the maintainer to fill in. */
   scenarioTemplate?: string;
+  /** Why a function that has a scenario was not crash-tested: `fork`, `harness off`, `budget`, or the harness's refusal. */
+  notRunBecause?: string;
+  /** True when the function is not touched itself but its scenario's run executes code the change touches. */
+  affected?: boolean;
+  /** The same function judged at the base commit, and what the change did to it. */
+  base?: BaseComparison;
+}
+
+/** What a change did to a function's crash safety: its class at the base and at the head. */
+export interface BaseComparison {
+  /** The class at the base; 'absent' when the function does not exist there. */
+  class: FunctionClass | 'absent';
+  fullyCrashSafe?: boolean;
+  doubleApplies?: boolean;
+  /** regression: worse at the head; improvement: better; unchanged; new: not at the base. */
+  change: 'regression' | 'improvement' | 'unchanged' | 'new';
+  /** One line for the review, e.g. "safe by design at base → unsafe at this head". */
+  text: string;
+  cached?: boolean;
 }
 
 export interface ReviewFinding {

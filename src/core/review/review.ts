@@ -1,10 +1,8 @@
 // The review pipeline: touched functions and their effects, scenarios and the
 // crash harness (cached), static findings, matching, and the rendered Review.
 import { createHash } from 'node:crypto';
-import path from 'node:path';
 import type { CrashprobeConfig } from '../config/schema.ts';
-import { findRoot, type ScenarioFile } from '../crash/discover.ts';
-import type { CampaignError, Failure, ScenarioVerdict } from '../crash/protocol.ts';
+import type { Failure, ScenarioVerdict } from '../crash/protocol.ts';
 import { worstFailureOf } from '../crash/worst-failure.ts';
 import type { HarnessRunner, LlmClient, Logger, PullRequestSource, Store, ChangedFile } from '../ports.ts';
 import { auditChange } from '../audit/review-audit.ts';
@@ -23,7 +21,11 @@ import { scenarioTemplate } from './scenario-template.ts';
 import { repairReviewedFunctions, type AppliedRepair, type ReviewRepairInput } from '../repair/review-repairs.ts';
 import { needsRepair } from '../repair/repair.ts';
 import { pathFilter, scenarioTargets } from './scenario-files.ts';
-import { cachedVerdicts, verdictKey } from './verdict-cache.ts';
+import { callGraphReach, selectScenarios } from './scenario-selection.ts';
+import { judgeScenarios, scenarioFileIn } from './judge-scenarios.ts';
+import { judgeBase } from './judge-base.ts';
+import { baseChangeLead } from './base-change.ts';
+import { lastFootprint } from './verdict-cache.ts';
 
 export interface ReviewDeps {
   /** Absent: the crash harness does not run (no harness here, or a fork's untrusted code). */
@@ -36,9 +38,17 @@ export interface ReviewDeps {
   llm?: LlmClient;
   /** False: no repairs are made (each one is crash-tested, which costs a harness run per candidate). */
   repairs?: boolean;
+  /** Scenario files crash-tested per commit in one review, beyond the cached ones (default 40). */
+  maxScenarioFiles?: number;
 }
 
 const MAX_INDEXED_FILES = 3000;
+const MAX_SCENARIO_FILES = 40;
+
+function splitTarget(target: string): [string, string] {
+  const at = target.lastIndexOf(':');
+  return [target.slice(0, at), target.slice(at + 1)];
+}
 
 /** GitHub's per-file patch as a unified diff with headers, which parse-diff expects. */
 export function unifiedDiff(files: readonly ChangedFile[]): string {
@@ -94,73 +104,99 @@ export async function reviewPullRequest(source: PullRequestSource, config: Crash
   }
   const writers = touched.filter((t) => t.report.writes);
 
-  // Scenario files naming a touched writer, run through the harness (or the cache).
+  // Scenario files: every one whose target the change touches, or whose target calls touched code.
+  const touchedSet = new Set(touched.map((t) => `${t.module.path}:${t.report.fn.qualname}`));
+  const changedPaths = new Set(changed.flatMap((f) => [f.path, ...(f.previousPath ? [f.previousPath] : [])]));
   const isScenario = pathFilter(config.scenarios, []);
-  const writerTargets = new Map(writers.map((w) => [`${w.module.path}:${w.report.fn.qualname}`, w]));
-  const verdicts: ScenarioVerdict[] = [];
-  const harnessErrors: CampaignError[] = [];
-  const toRun: { path: string; key: string }[] = [];
+  const scenarioFiles: { path: string; text: string; targets: string[] }[] = [];
   for (const p of allPaths.filter((p) => isScenario(p))) {
     const text = (await source.readFile(p)) ?? '';
-    const targets = scenarioTargets(text);
-    const mine = targets.filter((t) => writerTargets.has(t));
-    if (mine.length === 0) continue;
-    const sources = targets.map((t) => {
-      const w = writerTargets.get(t);
-      return w ? functionSource(w.module, w.report.fn.range.startLine, w.report.fn.range.endLine) : t;
-    });
-    const key = verdictKey(text, sources);
-    const cached = cachedVerdicts(deps.store, key);
-    if (cached) verdicts.push(...cached.map((v) => ({ ...v, file: p, cached: true }) as ScenarioVerdict));
-    else toRun.push({ path: p, key });
+    scenarioFiles.push({ path: p, text, targets: scenarioTargets(text) });
   }
-  let scenariosRunNote: string | undefined;
-  if (toRun.length && deps.harness) {
-    const checkout = await source.checkout();
-    const files: ScenarioFile[] = toRun.map(({ path: p }) => scenarioFileIn(checkout, p));
-    logger.info(`crash-testing ${files.length} scenario file(s)`);
-    const result = await deps.harness.run(files);
-    harnessErrors.push(...result.errors);
-    for (const { path: p, key } of toRun) {
-      const file = path.join(checkout, p);
-      const mine = result.scenarios.filter((v) => path.join(v.root, v.file) === file);
-      if (mine.length) deps.store.set(key, JSON.stringify(mine));
-      verdicts.push(...mine.map((v) => ({ ...v, file: p })));
-    }
-  } else if (toRun.length) {
-    scenariosRunNote = deps.harnessOffReason ?? 'The crash harness did not run.';
+  const plans = selectScenarios({
+    scenarioFiles,
+    touched: touchedSet,
+    changedPaths,
+    lastFootprint: (p) => lastFootprint(deps.store, p),
+    reachesTouched: callGraphReach(index, touchedSet),
+  });
+  for (const plan of plans) logger.info(`${plan.path}: runs (${plan.why})`);
+  const headSourceOf = async (target: string) => {
+    const [p, qualname] = splitTarget(target);
+    const module = await readModule(p);
+    const fn = module && listFunctions(module).find((f) => f.qualname === qualname);
+    return module && fn ? functionSource(module, fn.range.startLine, fn.range.endLine) : undefined;
+  };
+  const maxRuns = deps.maxScenarioFiles ?? MAX_SCENARIO_FILES;
+  const head = await judgeScenarios({
+    plans,
+    commit: { name: 'head', readFile: (p) => source.readFile(p), checkout: () => source.checkout() },
+    headCheckout: () => source.checkout(),
+    targetSource: headSourceOf,
+    harness: deps.harness,
+    store: deps.store,
+    logger,
+    maxRuns,
+  });
+  const verdicts = head.verdicts;
+  if (head.notRun.size && !deps.harness) notes.push(deps.harnessOffReason ?? 'The crash harness did not run.');
+  for (const error of head.errors) notes.push(`crash harness: ${error.file}: ${error.message}`);
+  const [budgeted] = [...head.notRun.values()].filter((why) => why.startsWith('budget'));
+  if (budgeted) notes.push(`Only ${maxRuns} scenario files are crash-tested per review; ${[...head.notRun.values()].filter((w) => w === budgeted).length} more were not run.`);
+
+  // Functions shown: touched writers, and the target of every planned scenario (touched or calling touched code).
+  type Row = { module: PyModule; report: FunctionReport; affected: boolean };
+  const rows: Row[] = writers.map((w) => ({ module: w.module, report: w.report, affected: false }));
+  const shown = new Set(rows.map((r) => `${r.module.path}:${r.report.fn.qualname}`));
+  for (const target of plans.flatMap((p) => p.targets)) {
+    if (shown.has(target)) continue;
+    const [p, qualname] = splitTarget(target);
+    const module = await readModule(p);
+    const fn = module && listFunctions(module).find((f) => f.qualname === qualname);
+    if (!module || !fn) continue;
+    const report = touched.find((t) => t.module.path === p && t.report.fn.qualname === qualname)?.report ?? analyzeModule(module, index, { only: [fn] })[0];
+    if (!report) continue;
+    shown.add(target);
+    rows.push({ module, report, affected: !touchedSet.has(target) });
   }
-  if (scenariosRunNote) notes.push(scenariosRunNote);
-  for (const error of harnessErrors) notes.push(`crash harness: ${error.message}`);
+  const scenarioOf = new Map<string, string>();
+  for (const file of scenarioFiles) for (const t of file.targets) if (!scenarioOf.has(t)) scenarioOf.set(t, file.path);
+  const plannedOf = new Map<string, string>();
+  for (const plan of plans) for (const t of plan.targets) if (!plannedOf.has(t)) plannedOf.set(t, plan.path);
+  const offWhy = source.fromFork ? 'fork' : 'harness off';
 
   // Per function: class, worst scenario, static findings.
   const findings: ReviewFinding[] = [];
   const functions: FunctionVerdict[] = [];
   const toRepair: ReviewRepairInput['functions'] = [];
-  for (const { module, report } of writers) {
+  for (const { module, report, affected } of rows) {
     const target = `${module.path}:${report.fn.qualname}`;
     const mine = verdicts.filter((v) => v.target === target);
-    const classes = mine.map((v) => v.class as FunctionClass);
+    const classes = mine.map((v): FunctionClass => v.class);
     const klass = classes.length ? worstClass(classes) : 'untested';
     const worstVerdict = [...mine].sort((a, b) => classRank(b.class) - classRank(a.class))[0];
     const worst = worstVerdict ? worstFailureOf(worstVerdict) : undefined;
-    const staticFindings: ReviewFinding[] = report.findings.map((f) => ({
-      fingerprint: f.id,
-      ruleId: f.ruleId,
-      source: 'static',
-      severity: f.severity,
-      path: f.path,
-      function: f.function ?? report.fn.qualname,
-      range: f.range,
-      title: ruleById(f.ruleId)?.meta.description.replace(/[.:].*$/s, '') ?? f.ruleId,
-      message: f.message,
-      hint: f.hint,
-    }));
+    const staticFindings: ReviewFinding[] = affected
+      ? []
+      : report.findings.map((f) => ({
+          fingerprint: f.id,
+          ruleId: f.ruleId,
+          source: 'static',
+          severity: f.severity,
+          path: f.path,
+          function: f.function ?? report.fn.qualname,
+          range: f.range,
+          title: ruleById(f.ruleId)?.meta.description.replace(/[.:].*$/s, '') ?? f.ruleId,
+          message: f.message,
+          hint: f.hint,
+        }));
     findings.push(...staticFindings);
     if (worst && worstVerdict && (klass === 'unsafe' || klass === 'safe_by_accident' || worst.outcome === 'double-applied')) {
       findings.push(crashFinding(module, report, worstVerdict, worst));
     }
-    if (mine.length) toRepair.push({ module, report, verdicts: mine, failure: worst });
+    if (mine.length && !affected) toRepair.push({ module, report, verdicts: mine, failure: worst });
+    const scenarioPath = plannedOf.get(target) ?? scenarioOf.get(target);
+    const notRun = scenarioPath && mine.length === 0 ? (head.notRun.get(scenarioPath) === 'harness off' ? offWhy : head.notRun.get(scenarioPath)) : undefined;
     functions.push({
       path: module.path,
       qualname: report.fn.qualname,
@@ -173,10 +209,21 @@ export async function reviewPullRequest(source: PullRequestSource, config: Crash
       fullyCrashSafe: worstVerdict ? mine.every((v) => v.fully_crash_safe) : undefined,
       worst,
       scenariosRun: mine.reduce((n, v) => n + 2 * (v.modes.default.crash_points + v.modes.autocommit.crash_points), 0),
-      cached: mine.length > 0 && mine.every((v) => (v as ScenarioVerdict & { cached?: boolean }).cached === true),
+      cached: mine.length > 0 && mine.every((v) => head.cached.has(v.file)),
       findingIds: staticFindings.map((f) => f.fingerprint),
-      scenarioTemplate: mine.length === 0 ? scenarioTemplate(module.path, report) : undefined,
+      // Offered only when no scenario file names the target, and never for a closure the harness cannot load.
+      scenarioTemplate: scenarioPath === undefined ? scenarioTemplate(module, report) : undefined,
+      ...(notRun ? { notRunBecause: notRun } : {}),
+      ...(affected ? { affected: true } : {}),
     });
+  }
+
+  // Head against base: the same scenarios, run against the base's tree, for every function judged at the head.
+  const base = await judgeBase({ source, plans, functions, changed, harness: deps.harness, store: deps.store, logger, maxRuns });
+  notes.push(...base.notes);
+  for (const f of functions) {
+    const comparison = base.comparisons.get(`${f.path}:${f.qualname}`);
+    if (comparison) f.base = comparison;
   }
   const staticAndCrash = matchFindings(findings);
   const audit = deps.llm ? await auditChange({ source, audit: config.audit, index, changes, functions, existing: staticAndCrash }, { llm: deps.llm, store: deps.store, logger }) : undefined;
@@ -185,14 +232,15 @@ export async function reviewPullRequest(source: PullRequestSource, config: Crash
   const counts = { unsafe: 0, safe_by_accident: 0, safe_by_design: 0, not_working: 0, untested: 0 } as Record<FunctionClass, number>;
   for (const f of functions) counts[f.class] += 1;
   functions.sort((a, b) => classRank(b.class) - classRank(a.class) || a.path.localeCompare(b.path));
-  const conclusion = conclusionFor(functions.map((f) => f.class), config.fail_on);
+  const conclusion = conclusionFor(functions.map((f) => f.class), config.fail_on, functions.map((f) => f.base));
+  const lead = baseChangeLead(functions, conclusion === 'failure');
   const hunkLines = new Map(changes.map((c) => [c.path, c.hunkLines]));
   const sources = new Map([...modules].map(([p, m]) => [p, m.source.split('\n')]));
   let repairs: AppliedRepair[] | undefined;
   if (deps.harness && deps.repairs !== false && toRepair.some((f) => needsRepair(f.verdicts))) {
     const checkout = await source.checkout();
     const { harness, llm } = deps;
-    const scenarioFile = (p: string) => scenarioFileIn(checkout, p);
+    const scenarioFile = (p: string) => scenarioFileIn(checkout, checkout, p);
     repairs = (await repairReviewedFunctions({ functions: toRepair, checkout, scenarioFile, harness, cache: deps.store, llm, logger, findings: matched, hunkLines, notes })).applicable;
   }
   const review = renderReview({
@@ -207,20 +255,9 @@ export async function reviewPullRequest(source: PullRequestSource, config: Crash
     sources,
     maxInline: config.max_inline_comments,
     auditConfigured: Boolean(deps.llm),
+    lead,
   });
   return repairs ? { ...review, repairs } : review;
-}
-
-/** A scenario file of the checkout and the root it is judged in: its nearest .git/pyproject.toml inside the checkout, else the checkout. */
-function scenarioFileIn(checkout: string, relativePath: string): ScenarioFile {
-  const file = path.join(checkout, relativePath);
-  try {
-    const found = findRoot(file);
-    if (found.startsWith(checkout)) return { file, root: found };
-  } catch {
-    // no .git or pyproject.toml inside the checkout: its top is the root
-  }
-  return { file, root: checkout };
 }
 
 function modeLabel(verdict: ScenarioVerdict, mode: 'default' | 'autocommit'): string {

@@ -1,4 +1,5 @@
-import { readFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { readFile, writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { execa } from 'execa';
 import { scanRepository } from '../../../core/python/scan.ts';
@@ -8,7 +9,8 @@ import { readPythonTree } from '../python-tree.ts';
 interface ScanFlags {
   diff?: string;
   base?: string;
-  json?: boolean;
+  /** true: JSON on standard output; a file name: the text report on standard output and the JSON written there (as `crash --json FILE`). */
+  json?: boolean | string;
   all?: boolean;
 }
 
@@ -16,14 +18,15 @@ export function registerScan(program: Command): void {
   program
     .command('scan')
     .description('static analysis: effects, transaction style and findings of every function, or of those a diff touches')
-    .argument('<path>', 'a folder (the repository root) or one .py file')
+    .argument('[path]', 'a folder (the repository root) or one .py file')
     .option('--diff <file>', 'a unified diff (paths relative to <path>); only the functions it touches are analysed')
     .option('--base <ref>', 'analyse the functions changed since this git ref (runs `git diff --relative <ref>` in <path>)')
-    .option('--json', 'print JSON instead of text')
+    .option('--json [file]', 'print JSON instead of text; with FILE, write the JSON there and print the text')
     .option('--all', 'text output: list functions that write nothing too')
-    .action(async (target: string, flags: ScanFlags) => {
+    .action(async (given: string | undefined, flags: ScanFlags) => {
       try {
-        process.stdout.write(await scanCommand(target, flags));
+        const [target, json] = resolveJsonFlag(given, flags.json);
+        process.stdout.write(await scanCommand(target, { ...flags, json }));
       } catch (error) {
         // Bad input, not bad usage: the message alone, no stack trace and no help text.
         process.stderr.write(`crashprobe scan: ${error instanceof Error ? error.message : String(error)}\n`);
@@ -32,12 +35,28 @@ export function registerScan(program: Command): void {
     });
 }
 
+/**
+ * `scan PATH --json FILE` writes FILE; `scan --json PATH` (no other argument) is the
+ * older spelling of `scan PATH --json`, kept when PATH exists and is not a .json file.
+ */
+export function resolveJsonFlag(given: string | undefined, json: boolean | string | undefined): [string, boolean | string | undefined] {
+  if (given !== undefined) return [given, json];
+  if (typeof json === 'string' && !json.endsWith('.json') && existsSync(json)) return [json, true];
+  throw new Error('give the folder or .py file to scan: crashprobe scan PATH [--json [FILE]]');
+}
+
 async function scanCommand(target: string, flags: ScanFlags): Promise<string> {
   if (flags.diff !== undefined && flags.base !== undefined) throw new Error('give --diff or --base, not both');
   const tree = await readPythonTree(target);
   const diff = flags.diff !== undefined ? await readDiff(flags.diff) : flags.base !== undefined ? await gitDiff(tree.root, flags.base) : undefined;
   const { files } = scanRepository(tree.modules, diff);
-  if (flags.json) return `${JSON.stringify(scanJson(tree.root, files, diff !== undefined), null, 2)}\n`;
+  const json = `${JSON.stringify(scanJson(tree.root, files, diff !== undefined), null, 2)}\n`;
+  if (flags.json === true) return json;
+  if (typeof flags.json === 'string') {
+    await writeFile(flags.json, json).catch((error: NodeJS.ErrnoException) => {
+      throw new Error(`--json ${flags.json}: cannot write it (${error.code ?? error.message})`);
+    });
+  }
   return scanText(files, { all: flags.all === true || diff !== undefined });
 }
 
