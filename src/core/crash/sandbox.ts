@@ -29,15 +29,21 @@ export interface PythonInfo {
 }
 
 // Prints one JSON object; no realpath of sys.executable itself (see PythonInfo.executable).
+// Run with -I -S: no site processing, so no .pth file or sitecustomize of the environment
+// runs outside the sandbox; the venv (pyvenv.cfg beside bin/) is found by hand, as site does
+// on Python before 3.11.
 const PROBE_SCRIPT = [
   'import json,os,site,sys',
   'r=os.path.realpath',
   'e=sys.executable',
-  'sp=[r(p) for p in (site.getsitepackages() if hasattr(site,"getsitepackages") else []) if os.path.isdir(p)]',
-  'v=sys.prefix!=sys.base_prefix',
-  'paths=[sys.prefix,sys.base_prefix,sys.exec_prefix,getattr(sys,"base_exec_prefix",sys.exec_prefix),os.path.dirname(r(e))]+sp',
-  'print(json.dumps({"executable":os.path.join(r(os.path.dirname(e)),os.path.basename(e)),"prefix":r(sys.base_prefix),',
-  '"version":"%d.%d"%sys.version_info[:2],"isVenv":v,"sitePackages":sp,"paths":[r(p) for p in paths if p]}))',
+  'd=os.path.dirname(e)',
+  'venv=next((c for c in (os.path.dirname(d),d) if os.path.isfile(os.path.join(c,"pyvenv.cfg"))),None)',
+  'pre=[venv] if venv else [sys.prefix,sys.exec_prefix]',
+  'own=[os.path.join(venv,"lib","python%d.%d"%sys.version_info[:2],"site-packages")] if venv else []',
+  'sp=list(dict.fromkeys(r(p) for p in own+site.getsitepackages(pre) if os.path.isdir(p)))',
+  'paths=[sys.base_prefix,getattr(sys,"base_exec_prefix",sys.exec_prefix),os.path.dirname(r(e))]+pre+sp',
+  'print(json.dumps({"executable":os.path.join(r(d),os.path.basename(e)),"prefix":r(sys.base_prefix),',
+  '"version":"%d.%d"%sys.version_info[:2],"isVenv":venv is not None,"sitePackages":sp,"paths":[r(p) for p in paths if p]}))',
 ].join('\n');
 
 /** Real paths, without duplicates or folders already inside another one of them. */
@@ -51,7 +57,7 @@ export function outermostPaths(paths: readonly string[]): string[] {
 }
 
 export async function probePython(python: string): Promise<PythonInfo> {
-  const result = await execa(python, ['-c', PROBE_SCRIPT], {
+  const result = await execa(python, ['-I', '-S', '-c', PROBE_SCRIPT], {
     reject: false,
     extendEnv: false,
     env: { PATH: '/usr/local/bin:/usr/bin:/bin' },
