@@ -1,45 +1,69 @@
-// The `crashprobe` check run of a head commit: started in_progress as soon as
-// the work begins, completed with the review's conclusion, its summary and
-// its annotations (GitHub takes 50 per request, so the rest are appended).
+// The `crashprobe` check run of a head commit: started (or taken up again)
+// in_progress as soon as the work begins, completed with the review's conclusion,
+// its summary and its annotations (GitHub takes 50 per request, so the rest are
+// appended). Without `checks: write`, a commit status carries the conclusion.
 import type { Annotation, Conclusion, Review } from '../../core/review/model.ts';
 import type { GitHubClient, RepoRef } from './client.ts';
 import { githubCall } from './errors.ts';
 
 export const CHECK_NAME = 'crashprobe';
+/**
+ * Set on every check run crashprobe creates, so a re-run finds its own and not a
+ * workflow job that happens to be called `crashprobe` (its check run has the same name).
+ */
+export const CHECK_EXTERNAL_ID = 'crashprobe-review';
 /** GitHub's limit for a check run's output.summary (and an issue comment's body). */
 export const MAX_SUMMARY_CHARS = 65_535;
 export const ANNOTATIONS_PER_REQUEST = 50;
 
 export interface StartCheckRunOptions {
-  /** Reuse the crashprobe check run already on this commit (a restarted job) instead of creating another. */
-  reuseExisting?: boolean;
   /** Only check runs of this app count when reusing (Probot knows its app id). */
   appId?: number;
   detailsUrl?: string;
 }
 
-/** Returns the id of an in_progress `crashprobe` check run on `headSha`. */
-export async function startCheckRun(octokit: GitHubClient, repo: RepoRef, headSha: string, options: StartCheckRunOptions = {}): Promise<number> {
+export interface StartedCheckRun {
+  id: number;
+  /** True when the head already had crashprobe's check run (a re-run): it was set back to in_progress. */
+  reused: boolean;
+  /** The app that owns it (`github-actions` for an Action's token): its bot posts the comments. */
+  appSlug?: string;
+}
+
+const STARTED_OUTPUT = { title: 'crashprobe is reviewing', summary: 'Crash-testing the touched functions in both sqlite3 transaction modes.' };
+
+/** Only the owner and name: a request body built from a pull request ref must not carry its `number`. */
+function repoOf(ref: RepoRef): RepoRef {
+  return { owner: ref.owner, repo: ref.repo };
+}
+
+/** Creates the head's in_progress `crashprobe` check run, or takes up the one crashprobe made before on this head. */
+export async function startCheckRun(octokit: GitHubClient, ref: RepoRef, headSha: string, options: StartCheckRunOptions = {}): Promise<StartedCheckRun> {
+  const repo = repoOf(ref);
   const where = `/repos/${repo.owner}/${repo.repo}`;
-  if (options.reuseExisting) {
-    const { data } = await githubCall(`GET ${where}/commits/${headSha}/check-runs`, () =>
-      octokit.rest.checks.listForRef({ ...repo, ref: headSha, check_name: CHECK_NAME, filter: 'all', ...(options.appId ? { app_id: options.appId } : {}) }),
+  const { data: listed } = await githubCall(`GET ${where}/commits/${headSha}/check-runs`, () =>
+    octokit.rest.checks.listForRef({ ...repo, ref: headSha, check_name: CHECK_NAME, filter: 'all', ...(options.appId ? { app_id: options.appId } : {}) }),
+  );
+  const mine = listed.check_runs.find((run) => run.name === CHECK_NAME && run.head_sha === headSha && run.external_id === CHECK_EXTERNAL_ID);
+  if (mine) {
+    await githubCall(`PATCH ${where}/check-runs/${mine.id}`, () =>
+      octokit.rest.checks.update({ ...repo, check_run_id: mine.id, status: 'in_progress', started_at: new Date().toISOString(), output: STARTED_OUTPUT }),
     );
-    const mine = data.check_runs.find((run) => run.name === CHECK_NAME && run.head_sha === headSha);
-    if (mine) return mine.id;
+    return { id: mine.id, reused: true, appSlug: mine.app?.slug };
   }
   const { data } = await githubCall(`POST ${where}/check-runs`, () =>
     octokit.rest.checks.create({
       ...repo,
       name: CHECK_NAME,
       head_sha: headSha,
+      external_id: CHECK_EXTERNAL_ID,
       status: 'in_progress',
       started_at: new Date().toISOString(),
-      output: { title: 'crashprobe is reviewing', summary: 'Crash-testing the touched functions in both sqlite3 transaction modes.' },
+      output: STARTED_OUTPUT,
       ...(options.detailsUrl ? { details_url: options.detailsUrl } : {}),
     }),
   );
-  return data.id;
+  return { id: data.id, reused: false, appSlug: data.app?.slug };
 }
 
 export interface CheckOutcome {
@@ -50,7 +74,8 @@ export interface CheckOutcome {
 }
 
 /** Completes the check run; annotations past the first 50 are appended with further updates. */
-export async function completeCheckRun(octokit: GitHubClient, repo: RepoRef, checkRunId: number, outcome: CheckOutcome): Promise<void> {
+export async function completeCheckRun(octokit: GitHubClient, ref: RepoRef, checkRunId: number, outcome: CheckOutcome): Promise<void> {
+  const repo = repoOf(ref);
   const call = `PATCH /repos/${repo.owner}/${repo.repo}/check-runs/${checkRunId}`;
   const title = outcome.title.slice(0, 250);
   const summary = truncateMarkdown(outcome.summary, MAX_SUMMARY_CHARS);
@@ -68,6 +93,30 @@ export async function completeCheckRun(octokit: GitHubClient, repo: RepoRef, che
   for (const batch of batches.slice(1)) {
     await githubCall(call, () => octokit.rest.checks.update({ ...repo, check_run_id: checkRunId, output: { title, summary, annotations: batch } }));
   }
+}
+
+/** The commit status `crashprobe` (for a token without `checks: write`): pending while reviewing, then the conclusion. */
+export async function setCommitStatus(
+  octokit: GitHubClient,
+  ref: RepoRef,
+  headSha: string,
+  state: Conclusion | 'pending',
+  description: string,
+  targetUrl?: string,
+): Promise<void> {
+  const repo = repoOf(ref);
+  // A status has no neutral: neutral passes, as a neutral check run does.
+  const statusState = state === 'pending' ? 'pending' : state === 'success' || state === 'neutral' ? 'success' : 'failure';
+  await githubCall(`POST /repos/${repo.owner}/${repo.repo}/statuses/${headSha}`, () =>
+    octokit.rest.repos.createCommitStatus({
+      ...repo,
+      sha: headSha,
+      state: statusState,
+      context: CHECK_NAME,
+      description: description.length > 140 ? `${description.slice(0, 139)}…` : description,
+      ...(targetUrl ? { target_url: targetUrl } : {}),
+    }),
+  );
 }
 
 export function reviewOutcome(review: Review): CheckOutcome {

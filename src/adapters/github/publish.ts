@@ -1,15 +1,20 @@
 // Posting a Review to a pull request, reconciled with what crashprobe posted
-// before (reviewdog's way): one review per head commit with only the new
-// inline comments, threads of fixed findings resolved, and one sticky summary
-// comment edited in place.
-import type { ChangedFile, CommentSink, Logger, PullRequestSource } from '../../core/ports.ts';
+// before (reviewdog's way): one review per head commit with only the new inline
+// comments, threads of fixed findings resolved, the thread of a finding that
+// came back reopened, and one sticky summary comment edited in place.
+//
+// Whose comment is whose: only top-level comments by crashprobe's own account
+// (login, and user id when known) count, and only the fingerprint marker it wrote
+// as the last line (markers.ts). Text a pull request controls (its body, a
+// comment, evidence quoted in a finding) can therefore never claim a fingerprint.
+import type { ChangedFile, Logger } from '../../core/ports.ts';
 import { silentLogger } from '../../core/ports.ts';
 import type { InlineComment, Review } from '../../core/review/model.ts';
 import { placeComments, MAX_INLINE_COMMENTS } from './anchors.ts';
 import { MAX_SUMMARY_CHARS, truncateMarkdown } from './check-run.ts';
 import type { GitHubClient, PullRequestRef } from './client.ts';
 import { githubCall } from './errors.ts';
-import { fingerprintOf, isSummary, SUMMARY_MARKER, withFingerprint } from './markers.ts';
+import { fingerprintOf, isSummary, reviewBody, stripMarkers, SUMMARY_MARKER_LENGTH, withFingerprint, withSummaryMarker } from './markers.ts';
 
 /** Fingerprints posted before, kept outside GitHub (the App's SQLite state); optional. */
 export interface FingerprintLedger {
@@ -17,9 +22,16 @@ export interface FingerprintLedger {
   record(repository: string, number: number, headSha: string, fingerprints: readonly string[]): void;
 }
 
+/** The account crashprobe posts as: `slug[bot]` of the App, `github-actions[bot]` for an Action's token. */
+export interface Author {
+  login: string;
+  /** The account's numeric id, checked as well when known (a login can be renamed, an id cannot). */
+  id?: number;
+}
+
 export interface PublishOptions {
-  /** Only comments by this login are crashprobe's (e.g. "crashprobe[bot]"); default: any bot account. */
-  author?: string;
+  /** Only comments by this account are crashprobe's. */
+  author: Author;
   ledger?: FingerprintLedger;
   logger?: Logger;
   maxInline?: number;
@@ -31,6 +43,8 @@ export interface PublishResult {
   posted: string[];
   unchanged: string[];
   resolved: string[];
+  /** Fingerprints whose resolved thread was reopened: the finding came back. */
+  reopened: string[];
   /** Comments that went to the summary: outside the diff, or past the cap. */
   outside: number;
   summary: 'created' | 'updated' | 'unchanged';
@@ -41,21 +55,28 @@ interface PostedComment {
   fingerprint: string;
 }
 
-interface Author {
+interface User {
   login: string;
+  id?: number;
   type?: string;
 }
+
+/** The comment GitHub would count as the author's: same login, and same id when both are known. */
+export function isBy(author: Author): (user: User | null | undefined) => boolean {
+  return (user) => Boolean(user) && user!.login === author.login && (author.id === undefined || user!.id === undefined || user!.id === author.id);
+}
+
+const MAX_COMMENT_CHARS = 60_000;
 
 export async function publishReview(
   octokit: GitHubClient,
   pr: PullRequestRef,
   review: Review,
   files: readonly ChangedFile[],
-  options: PublishOptions = {},
+  options: PublishOptions,
 ): Promise<PublishResult> {
   const logger = options.logger ?? silentLogger;
-  const isMine = (user: Author | null | undefined) =>
-    Boolean(user) && (options.author ? user!.login === options.author : user!.type === 'Bot' || user!.login.endsWith('[bot]'));
+  const isMine = isBy(options.author);
   const repository = `${pr.owner}/${pr.repo}`;
 
   const { inline, outside } = placeComments(review.comments, files, options.maxInline ?? MAX_INLINE_COMMENTS);
@@ -66,8 +87,7 @@ export async function publishReview(
 
   // A finding still present but no longer anchorable (its lines left the diff) is not fixed: only a vanished fingerprint is.
   const current = new Set([...review.comments.map((c) => c.fingerprint), ...review.findings.map((f) => f.fingerprint)]);
-  const fixed = existing.filter((c) => !current.has(c.fingerprint));
-  const resolved = fixed.length ? await resolveThreads(octokit, pr, fixed) : [];
+  const threads = existing.length ? await reconcileThreads(octokit, pr, existing, current, options.author) : { resolved: [], reopened: [] };
 
   let reviewId: number | undefined;
   if (fresh.length) {
@@ -88,52 +108,39 @@ export async function publishReview(
   }
 
   const summary = await upsertSummary(octokit, pr, summaryBody(review, outside), isMine);
-  return { reviewId, posted: fresh.map((c) => c.fingerprint), unchanged, resolved, outside: outside.length, summary };
-}
-
-/** The core's CommentSink for one pull request: reads the changed files from the source to check anchors. */
-export function githubCommentSink(octokit: GitHubClient, pr: PullRequestRef, source: Pick<PullRequestSource, 'changedFiles'>, options: PublishOptions = {}): CommentSink & { last?: PublishResult } {
-  const sink: CommentSink & { last?: PublishResult } = {
-    async publish(review) {
-      sink.last = await publishReview(octokit, pr, review, await source.changedFiles(), options);
-    },
-  };
-  return sink;
-}
-
-function reviewBody(count: number, headSha: string): string {
-  return `crashprobe: ${count} new finding(s) on ${headSha.slice(0, 7)}; the summary comment has the whole picture.\n<!-- crashprobe:review head=${headSha} -->`;
+  return { reviewId, posted: fresh.map((c) => c.fingerprint), unchanged, ...threads, outside: outside.length, summary };
 }
 
 function toReviewComment(comment: InlineComment) {
-  const body = withFingerprint(comment.body, comment.fingerprint);
+  const body = withFingerprint(truncateMarkdown(stripMarkers(comment.body), MAX_COMMENT_CHARS), comment.fingerprint);
   return comment.startLine !== undefined
     ? { path: comment.path, line: comment.line, side: 'RIGHT' as const, start_line: comment.startLine, start_side: 'RIGHT' as const, body }
     : { path: comment.path, line: comment.line, side: 'RIGHT' as const, body };
 }
 
+/** The sticky summary: the review's summary, the comments not placed inline, and the summary marker last. */
 export function summaryBody(review: Review, outside: readonly InlineComment[]): string {
-  const base = review.summary.replace(SUMMARY_MARKER, '').trimEnd();
+  const base = stripMarkers(review.summary).trimEnd();
   const extra = outside.length
     ? ['\n\n### More findings (not placed inline)', '', ...outside.map((c) => `- \`${c.path}:${c.line}\` ${firstLine(c.body)}`)].join('\n')
     : '';
-  const tail = `\n${SUMMARY_MARKER}\n`;
-  return truncateMarkdown(`${base}${extra}`, MAX_SUMMARY_CHARS - tail.length) + tail;
+  return withSummaryMarker(truncateMarkdown(`${base}${extra}`, MAX_SUMMARY_CHARS - SUMMARY_MARKER_LENGTH - 1));
 }
 
 function firstLine(body: string): string {
-  return body.split('\n').find((line) => line.trim() && !line.startsWith('<!--'))?.trim() ?? '';
+  return stripMarkers(body).split('\n').find((line) => line.trim())?.trim() ?? '';
 }
 
-async function postedComments(octokit: GitHubClient, pr: PullRequestRef, isMine: (user: Author | null | undefined) => boolean): Promise<PostedComment[]> {
+async function postedComments(octokit: GitHubClient, pr: PullRequestRef, isMine: (user: User | null | undefined) => boolean): Promise<PostedComment[]> {
   const comments = await githubCall(`GET /repos/${pr.owner}/${pr.repo}/pulls/${pr.number}/comments`, () =>
     octokit.paginate(octokit.rest.pulls.listReviewComments, { owner: pr.owner, repo: pr.repo, pull_number: pr.number, per_page: 100 }),
   );
   const posted: PostedComment[] = [];
   for (const comment of comments) {
+    // Replies in a thread are not crashprobe's findings; only the first comment of a thread, by crashprobe, is.
+    if (comment.in_reply_to_id != null || !isMine(comment.user)) continue;
     const fingerprint = fingerprintOf(comment.body);
-    // Replies in a thread carry no fingerprint; only the thread's first comment is crashprobe's.
-    if (fingerprint && isMine(comment.user) && comment.in_reply_to_id == null) posted.push({ id: comment.id, fingerprint });
+    if (fingerprint) posted.push({ id: comment.id, fingerprint });
   }
   return posted;
 }
@@ -143,7 +150,7 @@ const THREADS_QUERY = `query($owner: String!, $repo: String!, $number: Int!, $cu
     pullRequest(number: $number) {
       reviewThreads(first: 100, after: $cursor) {
         pageInfo { hasNextPage endCursor }
-        nodes { id isResolved comments(first: 1) { nodes { databaseId } } }
+        nodes { id isResolved resolvedBy { login } comments(first: 1) { nodes { databaseId } } }
       }
     }
   }
@@ -153,21 +160,35 @@ const RESOLVE_MUTATION = `mutation($threadId: ID!) {
   resolveReviewThread(input: { threadId: $threadId }) { thread { id isResolved } }
 }`;
 
+const REOPEN_MUTATION = `mutation($threadId: ID!) {
+  unresolveReviewThread(input: { threadId: $threadId }) { thread { id isResolved } }
+}`;
+
 interface ThreadsPage {
   repository: {
     pullRequest: {
       reviewThreads: {
         pageInfo: { hasNextPage: boolean; endCursor: string | null };
-        nodes: { id: string; isResolved: boolean; comments: { nodes: { databaseId: number | null }[] } }[];
+        nodes: { id: string; isResolved: boolean; resolvedBy?: { login: string } | null; comments: { nodes: { databaseId: number | null }[] } }[];
       };
     } | null;
   } | null;
 }
 
-/** Resolves the threads that start with the given comments; returns the fingerprints whose threads were resolved now. */
-async function resolveThreads(octokit: GitHubClient, pr: PullRequestRef, fixed: readonly PostedComment[]): Promise<string[]> {
-  const byComment = new Map(fixed.map((c) => [c.id, c.fingerprint]));
+/**
+ * Resolves the open threads of fixed findings, and reopens the threads crashprobe itself
+ * resolved whose finding is back (a thread a person resolved stays resolved: they dismissed it).
+ */
+async function reconcileThreads(
+  octokit: GitHubClient,
+  pr: PullRequestRef,
+  existing: readonly PostedComment[],
+  current: ReadonlySet<string>,
+  author: Author,
+): Promise<{ resolved: string[]; reopened: string[] }> {
+  const byComment = new Map(existing.map((c) => [c.id, c.fingerprint]));
   const toResolve: { threadId: string; fingerprint: string }[] = [];
+  const toReopen: { threadId: string; fingerprint: string }[] = [];
   let cursor: string | null = null;
   do {
     const page: ThreadsPage = await githubCall('POST /graphql (pullRequest.reviewThreads)', () =>
@@ -178,27 +199,32 @@ async function resolveThreads(octokit: GitHubClient, pr: PullRequestRef, fixed: 
     for (const thread of threads.nodes) {
       const first = thread.comments.nodes[0]?.databaseId;
       const fingerprint = first == null ? undefined : byComment.get(first);
-      if (fingerprint && !thread.isResolved) toResolve.push({ threadId: thread.id, fingerprint });
+      if (!fingerprint) continue;
+      if (!current.has(fingerprint) && !thread.isResolved) toResolve.push({ threadId: thread.id, fingerprint });
+      if (current.has(fingerprint) && thread.isResolved && thread.resolvedBy?.login === author.login) toReopen.push({ threadId: thread.id, fingerprint });
     }
     cursor = threads.pageInfo.hasNextPage ? threads.pageInfo.endCursor : null;
   } while (cursor);
   for (const { threadId } of toResolve) {
     await githubCall('POST /graphql (resolveReviewThread)', () => octokit.graphql(RESOLVE_MUTATION, { threadId }));
   }
-  return toResolve.map((t) => t.fingerprint);
+  for (const { threadId } of toReopen) {
+    await githubCall('POST /graphql (unresolveReviewThread)', () => octokit.graphql(REOPEN_MUTATION, { threadId }));
+  }
+  return { resolved: toResolve.map((t) => t.fingerprint), reopened: toReopen.map((t) => t.fingerprint) };
 }
 
 async function upsertSummary(
   octokit: GitHubClient,
   pr: PullRequestRef,
   body: string,
-  isMine: (user: Author | null | undefined) => boolean,
+  isMine: (user: User | null | undefined) => boolean,
 ): Promise<PublishResult['summary']> {
   const where = `/repos/${pr.owner}/${pr.repo}/issues`;
   const comments = await githubCall(`GET ${where}/${pr.number}/comments`, () =>
     octokit.paginate(octokit.rest.issues.listComments, { owner: pr.owner, repo: pr.repo, issue_number: pr.number, per_page: 100 }),
   );
-  const sticky = comments.find((c) => isSummary(c.body) && isMine(c.user));
+  const sticky = comments.find((c) => isMine(c.user) && isSummary(c.body));
   if (sticky?.body === body) return 'unchanged';
   if (sticky) {
     await githubCall(`PATCH ${where}/comments/${sticky.id}`, () =>

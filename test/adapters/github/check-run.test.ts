@@ -11,15 +11,18 @@ beforeAll(() => nock.disableNetConnect());
 afterEach(() => nock.cleanAll());
 
 describe('check run', () => {
-  it('is created in_progress on the head commit', async () => {
+  it('is created in_progress on the head commit, with no pull request number in the body', async () => {
     const sent: unknown[] = [];
     const scope = nock(API)
+      .get(`${repo}/commits/${HEAD}/check-runs`).query(true)
+      .reply(200, { total_count: 0, check_runs: [] })
       .post(`${repo}/check-runs`, (body) => (sent.push(withoutTimes(body)), true))
-      .reply(201, { id: 900 });
-    expect(await startCheckRun(testOctokit(), REPO, HEAD)).toBe(900);
+      .reply(201, { id: 900, app: { slug: 'github-actions' } });
+    expect(await startCheckRun(testOctokit(), { ...REPO, number: 7 } as typeof REPO, HEAD)).toEqual({ id: 900, reused: false, appSlug: 'github-actions' });
     expect(sent).toMatchInlineSnapshot(`
       [
         {
+          "external_id": "crashprobe-review",
           "head_sha": "abc1234567890abc1234567890abc1234567890a",
           "name": "crashprobe",
           "output": {
@@ -34,12 +37,23 @@ describe('check run', () => {
     expect(scope.isDone()).toBe(true);
   });
 
-  it('is reused when this commit already has one (a restarted job)', async () => {
+  it('is reused and set back in progress when this commit already has crashprobe\'s own (a re-run), not a job named crashprobe', async () => {
+    const sent: Record<string, unknown>[] = [];
     const scope = nock(API)
       .get(`${repo}/commits/${HEAD}/check-runs`)
       .query({ check_name: 'crashprobe', filter: 'all', app_id: '42' })
-      .reply(200, { total_count: 1, check_runs: [{ id: 901, name: 'crashprobe', head_sha: HEAD }] });
-    expect(await startCheckRun(testOctokit(), REPO, HEAD, { reuseExisting: true, appId: 42 })).toBe(901);
+      .reply(200, {
+        total_count: 2,
+        check_runs: [
+          // A workflow job called `crashprobe` has a check run of that name too: not ours.
+          { id: 800, name: 'crashprobe', head_sha: HEAD, external_id: '', app: { slug: 'github-actions' } },
+          { id: 901, name: 'crashprobe', head_sha: HEAD, external_id: 'crashprobe-review', app: { slug: 'crashprobe' } },
+        ],
+      })
+      .patch(`${repo}/check-runs/901`, (body) => (sent.push(withoutTimes(body)), true))
+      .reply(200, { id: 901 });
+    expect(await startCheckRun(testOctokit(), REPO, HEAD, { appId: 42 })).toEqual({ id: 901, reused: true, appSlug: 'crashprobe' });
+    expect(sent).toEqual([{ status: 'in_progress', started_at: '<time>', output: { title: 'crashprobe is reviewing', summary: expect.any(String) } }]);
     expect(scope.isDone()).toBe(true);
   });
 

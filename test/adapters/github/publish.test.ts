@@ -20,13 +20,13 @@ function recorder() {
 }
 
 describe('placeComments', () => {
-  it('keeps comments on new-side hunk lines, worst first, and moves the rest out', () => {
+  it("keeps comments on new-side hunk lines in the core's order (its one ranking), and moves the rest out", () => {
     const placed = placeComments(
-      [comment('fp-warn', 4, 'warning'), comment('fp-outside', 40), comment('fp-err', 3), comment('fp-removed-file', 1, 'error', 'gone.py')],
+      [comment('fp-err', 3), comment('fp-outside', 40), comment('fp-warn', 4, 'warning'), comment('fp-removed-file', 1, 'error', 'gone.py'), comment('fp-err', 5)],
       FILES,
     );
     expect(placed.inline.map((c) => c.fingerprint)).toEqual(['fp-err', 'fp-warn']);
-    expect(placed.outside.map((c) => c.fingerprint)).toEqual(['fp-outside', 'fp-removed-file']);
+    expect(placed.outside.map((c) => c.line)).toEqual([40, 1, 5]);
   });
 
   it('caps inline comments and drops a start line that is outside the hunk', () => {
@@ -49,7 +49,7 @@ describe('publishReview', () => {
       .get(`${repo}/issues/7/comments`).query(true).reply(200, [{ id: 5, body: 'LGTM', user: { login: 'alice', type: 'User' } }])
       .post(`${repo}/issues/7/comments`, record('POST', 'issue comment')).reply(201, { id: 6 });
 
-    const result = await publishReview(testOctokit(), PR, review, FILES, { author: BOT.login });
+    const result = await publishReview(testOctokit(), PR, review, FILES, { author: { login: BOT.login } });
 
     expect(result).toMatchObject({ reviewId: 101, posted: ['fp-send'], unchanged: [], resolved: [], outside: 1, summary: 'created' });
     expect(sent).toMatchInlineSnapshot(`
@@ -104,10 +104,13 @@ describe('publishReview', () => {
     const scope = nock(API)
       .get(`${repo}/pulls/7/comments`).query(true)
       .reply(200, [{ id: 11, body: review.comments[0]!.body, user: BOT }])
+      // Its thread is open: nothing to resolve or reopen.
+      .post('/graphql')
+      .reply(200, { data: { repository: { pullRequest: { reviewThreads: { pageInfo: { hasNextPage: false, endCursor: null }, nodes: [{ id: 'T_send', isResolved: false, comments: { nodes: [{ databaseId: 11 }] } }] } } } } })
       .get(`${repo}/issues/7/comments`).query(true)
       .reply(200, [{ id: 6, body: summaryBody(review, []), user: BOT }]);
 
-    const result = await publishReview(testOctokit(), PR, review, FILES, { author: BOT.login });
+    const result = await publishReview(testOctokit(), PR, review, FILES, { author: { login: BOT.login } });
 
     expect(result).toMatchObject({ reviewId: undefined, posted: [], unchanged: ['fp-send'], resolved: [], summary: 'unchanged' });
     expect(scope.isDone()).toBe(true);
@@ -148,7 +151,7 @@ describe('publishReview', () => {
       .reply(200, [{ id: 6, body: 'old summary\n<!-- crashprobe:summary -->', user: BOT }])
       .patch(`${repo}/issues/comments/6`, record('PATCH', 'summary')).reply(200, { id: 6 });
 
-    const result = await publishReview(testOctokit(), PR, review, FILES, { author: BOT.login });
+    const result = await publishReview(testOctokit(), PR, review, FILES, { author: { login: BOT.login } });
 
     expect(result).toMatchObject({ reviewId: 102, posted: ['fp-new'], unchanged: ['fp-send'], resolved: ['fp-fixed'], summary: 'updated' });
     expect(sent).toMatchInlineSnapshot(`
@@ -160,7 +163,7 @@ describe('publishReview', () => {
           pullRequest(number: $number) {
             reviewThreads(first: 100, after: $cursor) {
               pageInfo { hasNextPage endCursor }
-              nodes { id isResolved comments(first: 1) { nodes { databaseId } } }
+              nodes { id isResolved resolvedBy { login } comments(first: 1) { nodes { databaseId } } }
             }
           }
         }
@@ -233,7 +236,7 @@ describe('publishReview', () => {
       .get(`${repo}/issues/7/comments`).query(true).reply(200, [])
       .post(`${repo}/issues/7/comments`).reply(201, { id: 6 });
     const ledger = { posted: () => new Set(['fp-send']), record: () => {} };
-    const result = await publishReview(testOctokit(), PR, sampleReview(), FILES, { ledger });
+    const result = await publishReview(testOctokit(), PR, sampleReview(), FILES, { author: { login: BOT.login }, ledger });
     expect(result.posted).toEqual([]);
     expect(scope.isDone()).toBe(true);
   });
@@ -242,25 +245,11 @@ describe('publishReview', () => {
     const scope = nock(API)
       .get(`${repo}/pulls/7/comments`).query(true).reply(200, [])
       .post(`${repo}/pulls/7/reviews`).reply(403, { message: 'Resource not accessible by integration' });
-    const error = await publishReview(testOctokit(), PR, sampleReview(), FILES).catch((e: unknown) => e);
+    const error = await publishReview(testOctokit(), PR, sampleReview(), FILES, { author: { login: BOT.login } }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(GitHubApiError);
     expect((error as GitHubApiError).status).toBe(403);
-    expect((error as Error).message).toMatchInlineSnapshot(`"GitHub POST /repos/octo/shop/pulls/7/reviews failed with 403: Resource not accessible by integration. The token lacks a permission or hit a rate limit: crashprobe needs pull_requests: write, checks: write, contents: read and metadata: read."`);
-    expect(scope.isDone()).toBe(true);
-  });
-});
-
-describe('connectPullRequest', () => {
-  it('posts the check run around the review, and surfaces a read-only token as status 403', async () => {
-    const { connectPullRequest } = await import('../../../src/adapters/github/connection.ts');
-    const head = { ...PR, baseSha: 'b'.repeat(40), headSha: sampleReview().headSha, fromFork: true };
-    const scope = nock(API)
-      .get(`${repo}/commits/${head.headSha}/check-runs`).query(true)
-      .reply(200, { total_count: 0, check_runs: [] })
-      .post(`${repo}/check-runs`).reply(403, { message: 'Resource not accessible by integration' });
-    const connection = connectPullRequest(testOctokit(), head);
-    const error = await connection.publish(sampleReview()).catch((e: unknown) => e);
-    expect(error).toMatchObject({ name: 'GitHubApiError', status: 403, call: `POST ${repo}/check-runs` });
+    expect((error as Error).message).toMatchInlineSnapshot(`"GitHub POST /repos/octo/shop/pulls/7/reviews failed with 403: Resource not accessible by integration. The token lacks a permission: crashprobe needs pull-requests: write, checks: write, contents: read and metadata: read."`);
+    expect((error as GitHubApiError).readOnly).toBe(true);
     expect(scope.isDone()).toBe(true);
   });
 });
