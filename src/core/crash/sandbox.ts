@@ -1,8 +1,7 @@
-// How the harness process is contained. bubblewrap when it works here: no network,
-// the whole file system read-only, a size-limited tmpfs as the only writable place,
-// a new session, and death with its parent. Where bubblewrap is missing or blocked
-// (some CI runners forbid namespaces), the harness still applies its resource
-// limits and wall-clock timeouts to every run, and the caller says so once.
+// How the harness process is contained: the interpreter it runs (probePython), the clean
+// environment it gets, and the bubblewrap command line (bwrap-plan.ts; prepare.ts decides
+// whether bubblewrap can start here and refuses when it must). Without bubblewrap the
+// harness still applies its resource limits, the drop to `nobody` and wall-clock timeouts.
 import { execa } from 'execa';
 
 export interface PythonInfo {
@@ -84,46 +83,7 @@ export async function probePython(python: string): Promise<PythonInfo> {
   };
 }
 
-export async function bubblewrapWorks(bwrap: string): Promise<boolean> {
-  const result = await execa(bwrap, ['--ro-bind', '/', '/', '--unshare-net', '--die-with-parent', 'true'], {
-    reject: false,
-    timeout: 10_000,
-  });
-  return result.exitCode === 0;
-}
-
-export interface SandboxPlan {
-  command: string;
-  args: string[];
-  /** Where the harness keeps its runs, as the harness sees it. */
-  work: string;
-}
-
-export interface BwrapOptions {
-  bwrap: string;
-  python: PythonInfo;
-  root: string;
-  harnessDir: string;
-  workBytes: number;
-  env: Record<string, string>;
-  runningAsRoot: boolean;
-}
-
-export const SANDBOX_WORK = '/tmp/crashprobe-runs';
-
-export function bwrapPlan(options: BwrapOptions): SandboxPlan {
-  const args = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc'];
-  // Home folders may hold secrets; the interpreter may live in one (pyenv), so it is bound back alone.
-  args.push('--tmpfs', '/root', '--tmpfs', '/home');
-  args.push('--size', String(options.workBytes), '--tmpfs', '/tmp');
-  for (const dir of [options.python.prefix, options.root, options.harnessDir]) args.push('--ro-bind', dir, dir);
-  args.push('--unshare-net', '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try');
-  if (!options.runningAsRoot) args.push('--unshare-user');
-  args.push('--die-with-parent', '--new-session', '--clearenv');
-  for (const [key, value] of Object.entries(options.env)) args.push('--setenv', key, value);
-  args.push('--chdir', options.root, options.python.executable, '-m', 'crashprobe.server');
-  return { command: options.bwrap, args, work: SANDBOX_WORK };
-}
+export { bwrapPlan, SANDBOX_WORK, type BwrapLaunch, type BwrapOptions, type SandboxPlan } from './bwrap-plan.ts';
 
 /** The only environment a harness process gets: nothing from the caller's, so no secrets. */
 export function harnessEnv(harnessDir: string): Record<string, string> {
