@@ -1,11 +1,11 @@
-// One function's repair: the deterministic candidate first, crash-tested; then,
+// One function's repair: the deterministic candidates first (smallest edit first), each crash-tested; then,
 // with an LLM client, at most two LLM rounds, each crash-tested the same way.
 // The first candidate that holds is the repair; every attempt is kept, with why
 // it did not hold.
 import type { Failure, ScenarioVerdict } from '../crash/protocol.ts';
 import type { LlmClient, LlmMessage, Logger } from '../ports.ts';
 import type { Finding, PyModule } from '../python/model.ts';
-import { deterministicRepair } from './deterministic.ts';
+import { deterministicRepairs } from './deterministic.ts';
 import { askForRepair, followUpPrompt, repairPrompt } from './llm-repair.ts';
 import type { RepairAttempt, RepairResult } from './model.ts';
 import { verifyCandidate, type VerifyContext } from './verify.ts';
@@ -46,16 +46,17 @@ export async function repairFunction(request: RepairRequest): Promise<RepairResu
     return verification.holds;
   };
 
-  const deterministic = deterministicRepair({
+  const deterministic = deterministicRepairs({
     module,
     qualname,
     ruleIds: new Set(findings.map((f) => f.ruleId)),
     resumable: verify.original.some((v) => v.resumable),
   });
-  if (deterministic && (await tryCandidate(deterministic))) return result;
+  // The smallest edit first; the next only when the crash test rejected it.
+  for (const candidate of deterministic) if (await tryCandidate(candidate)) return result;
 
   if (!llm) {
-    if (!deterministic) result.skipped = 'no deterministic repair fits this code, and no LLM is configured';
+    if (deterministic.length === 0) result.skipped = 'no deterministic repair fits this code, and no LLM is configured';
     return result;
   }
   const messages: LlmMessage[] = [

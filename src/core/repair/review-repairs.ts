@@ -9,7 +9,7 @@ import type { HarnessRunner, LlmClient, Logger, Store } from '../ports.ts';
 import type { FunctionReport, PyModule } from '../python/model.ts';
 import type { ReviewFinding } from '../review/model.ts';
 import type { RepairResult } from './model.ts';
-import { changedRegion, unifiedDiff } from './patch.ts';
+import { changedRegion, mergeRepairs, unifiedDiff } from './patch.ts';
 import { needsRepair, repairFunction } from './repair.ts';
 import { scenariosRun } from './verify.ts';
 
@@ -75,9 +75,20 @@ export async function repairReviewedFunctions(input: ReviewRepairInput): Promise
       verified: `${candidate.origin} repair, ${verified}: ${candidate.summary}`,
       ...(inOneHunk ? {} : { diff: unifiedDiff(module.path, module.source, candidate.source) }),
     };
-    // One repair per module for --fix: a second would be computed against the unrepaired file.
-    if (!applicable.some((a) => a.path === module.path)) {
+    // --fix applies every verified repair: a second one in the same module joins the first when their lines do
+    // not overlap (each was crash-tested on its own, and they change different functions).
+    const sameFile = applicable.find((a) => a.path === module.path);
+    if (!sameFile) {
       applicable.push({ path: module.path, qualname: report.fn.qualname, original: module.source, source: candidate.source, verified });
+    } else {
+      const merged = mergeRepairs(module.source, sameFile.source, candidate.source);
+      if (merged === undefined) {
+        input.notes.push(`${where}: its verified repair overlaps another one in the same file; \`--fix\` applies the first, run it again for this one.`);
+      } else {
+        sameFile.source = merged;
+        sameFile.qualname = `${sameFile.qualname}, ${report.fn.qualname}`;
+        sameFile.verified = `${sameFile.verified}; ${report.fn.qualname}: ${verified}`;
+      }
     }
   }
   return { results, applicable };

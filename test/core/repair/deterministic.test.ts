@@ -4,9 +4,9 @@
 import { describe, expect, it } from 'vitest';
 import { analyzeModule } from '../../../src/core/python/analyze.ts';
 import { parseModule } from '../../../src/core/python/parse.ts';
-import { deterministicRepair } from '../../../src/core/repair/deterministic.ts';
+import { deterministicRepair, deterministicRepairs } from '../../../src/core/repair/deterministic.ts';
 import { applyAnswer, parseAnswer } from '../../../src/core/repair/llm-repair.ts';
-import { changedRegion, unifiedDiff } from '../../../src/core/repair/patch.ts';
+import { changedRegion, mergeRepairs, unifiedDiff } from '../../../src/core/repair/patch.ts';
 
 function repair(source: string, qualname: string, resumable = false) {
   const module = parseModule('app/mod.py', source);
@@ -14,47 +14,68 @@ function repair(source: string, qualname: string, resumable = false) {
   return deterministicRepair({ module, qualname, ruleIds: new Set(report.findings.map((f) => f.ruleId)), resumable });
 }
 
+/** Every candidate, smallest first (the order the crash test tries them in). */
+function repairs(source: string, qualname: string, resumable = false) {
+  const module = parseModule('app/mod.py', source);
+  const report = analyzeModule(module).find((r) => r.fn.qualname === qualname)!;
+  return deterministicRepairs({ module, qualname, ruleIds: new Set(report.findings.map((f) => f.ruleId)), resumable });
+}
+
 const bodyOf = (source: string, name: string) => source.slice(source.indexOf(`def ${name}`));
 
 describe('deterministic repairs', () => {
-  it('gives writes committed without BEGIN their own transaction, replacing the bare commit()', () => {
-    const out = repair(
-      ['def refund(conn, order_id):', '  conn.execute("UPDATE orders SET status = ? WHERE id = ?", ("refunded", order_id))', '  conn.execute("INSERT INTO refunds (order_id) VALUES (?)", (order_id,))', '  conn.commit()', ''].join('\n'),
-      'refund',
-    )!;
-    expect(out.strategies).toEqual(['own-transaction']);
-    expect(bodyOf(out.source, 'refund')).toBe(
+  it('gives writes committed without BEGIN a BEGIN before the first write, in the code\'s indent, keeping its commit()', () => {
+    const source = ['def refund(conn, order_id):', '  conn.execute("UPDATE orders SET status = ? WHERE id = ?", ("refunded", order_id))', '  conn.execute("INSERT INTO refunds (order_id) VALUES (?)", (order_id,))', '  conn.commit()', ''].join('\n');
+    const out = repair(source, 'refund')!;
+    expect(out.strategies).toEqual(['begin-commit']);
+    expect(out.source).toBe(
+      ['def refund(conn, order_id):', '  if not conn.in_transaction:', '    conn.execute("BEGIN")', '  conn.execute("UPDATE orders SET status = ? WHERE id = ?", ("refunded", order_id))', '  conn.execute("INSERT INTO refunds (order_id) VALUES (?)", (order_id,))', '  conn.commit()', ''].join('\n'),
+    );
+  });
+
+  it('keeps the helper-class transaction as the second candidate, for when the BEGIN lines do not hold', () => {
+    const source = ['def refund(conn, order_id):', '  conn.execute("UPDATE orders SET status = ? WHERE id = ?", ("refunded", order_id))', '  conn.execute("INSERT INTO refunds (order_id) VALUES (?)", (order_id,))', '  conn.commit()', ''].join('\n');
+    const [first, fallback] = repairs(source, 'refund');
+    expect(first!.strategies).toEqual(['begin-commit']);
+    expect(fallback!.strategies).toEqual(['own-transaction']);
+    expect(bodyOf(fallback!.source, 'refund')).toBe(
       ['def refund(conn, order_id):', '  with _own_transaction(conn):', '    conn.execute("UPDATE orders SET status = ? WHERE id = ?", ("refunded", order_id))', '    conn.execute("INSERT INTO refunds (order_id) VALUES (?)", (order_id,))', ''].join('\n'),
     );
     // The module's two-space indent is kept in the helper too; BEGIN, or a SAVEPOINT inside a caller's transaction.
-    expect(out.source).toContain('  def __enter__(self):\n    self.savepoint = self.conn.in_transaction');
-    expect(out.source).toContain('"SAVEPOINT own_transaction" if self.savepoint else "BEGIN IMMEDIATE"');
+    expect(fallback!.source).toContain('  def __enter__(self):\n    self.savepoint = self.conn.in_transaction');
+    expect(fallback!.source).toContain('"SAVEPOINT own_transaction" if self.savepoint else "BEGIN IMMEDIATE"');
   });
 
-  it('turns `with conn:` into the helper, and adds the helper once per module', () => {
+  it('begins inside `with conn:` (which only commits or rolls back); the fallback adds the helper once per module', () => {
     const source = [
       'def a(conn):', '    with conn:', '        conn.execute("INSERT INTO t VALUES (1)")', '        conn.execute("INSERT INTO u VALUES (1)")', '',
       '', 'def b(conn):', '    with conn:', '        conn.execute("INSERT INTO t VALUES (2)")', '        conn.execute("INSERT INTO u VALUES (2)")', '',
     ].join('\n');
-    const first = repair(source, 'a')!;
+    expect(repair(source, 'a')!.source).toContain('def a(conn):\n    with conn:\n        if not conn.in_transaction:\n            conn.execute("BEGIN")\n        conn.execute("INSERT INTO t VALUES (1)")\n');
+    const first = repairs(source, 'a')[1]!;
     expect(first.source).toContain('def a(conn):\n    with _own_transaction(conn):\n');
-    const second = repair(first.source, 'b')!;
+    const second = repairs(first.source, 'b')[1]!;
     expect(second.source.match(/class _own_transaction/g)).toHaveLength(1);
     expect(second.source).toContain('def b(conn):\n    with _own_transaction(conn):\n');
   });
 
-  it('keeps a multi-line string exactly as written when it re-indents', () => {
-    const out = repair(['def f(conn):', '    conn.execute("""', 'UPDATE t SET x = 1', '""")', '    conn.execute("UPDATE u SET y = 1")', '    conn.commit()', ''].join('\n'), 'f')!;
-    expect(bodyOf(out.source, 'f')).toBe(['def f(conn):', '    with _own_transaction(conn):', '        conn.execute("""', 'UPDATE t SET x = 1', '""")', '        conn.execute("UPDATE u SET y = 1")', ''].join('\n'));
+  it('keeps a multi-line string exactly as written', () => {
+    const source = ['def f(conn):', '    conn.execute("""', 'UPDATE t SET x = 1', '""")', '    conn.execute("UPDATE u SET y = 1")', '    conn.commit()', ''].join('\n');
+    expect(repair(source, 'f')!.source).toBe(['def f(conn):', '    if not conn.in_transaction:', '        conn.execute("BEGIN")', '    conn.execute("""', 'UPDATE t SET x = 1', '""")', '    conn.execute("UPDATE u SET y = 1")', '    conn.commit()', ''].join('\n'));
+    // ... also when the fallback re-indents the body.
+    expect(bodyOf(repairs(source, 'f')[1]!.source, 'f')).toBe(['def f(conn):', '    with _own_transaction(conn):', '        conn.execute("""', 'UPDATE t SET x = 1', '""")', '        conn.execute("UPDATE u SET y = 1")', ''].join('\n'));
   });
 
-  it('makes per-item commits one transaction around the loop, or one per item for a resumable job', () => {
+  it('makes per-item commits one commit after the loop, or begins per item for a resumable job', () => {
     const source = ['def run(conn, jobs):', '    for job in jobs:', '        conn.execute("UPDATE jobs SET done = 1 WHERE id = ?", (job,))', '        conn.commit()', '    return len(jobs)', ''].join('\n');
-    expect(bodyOf(repair(source, 'run')!.source, 'run')).toBe(
-      ['def run(conn, jobs):', '    with _own_transaction(conn):', '        for job in jobs:', '            conn.execute("UPDATE jobs SET done = 1 WHERE id = ?", (job,))', '    return len(jobs)', ''].join('\n'),
+    expect(repair(source, 'run')!.source).toBe(
+      ['def run(conn, jobs):', '    if not conn.in_transaction:', '        conn.execute("BEGIN")', '    for job in jobs:', '        conn.execute("UPDATE jobs SET done = 1 WHERE id = ?", (job,))', '    conn.commit()', '    return len(jobs)', ''].join('\n'),
     );
-    expect(bodyOf(repair(source, 'run', true)!.source, 'run')).toBe(
-      ['def run(conn, jobs):', '    for job in jobs:', '        with _own_transaction(conn):', '            conn.execute("UPDATE jobs SET done = 1 WHERE id = ?", (job,))', '    return len(jobs)', ''].join('\n'),
+    expect(repair(source, 'run', true)!.source).toBe(
+      ['def run(conn, jobs):', '    for job in jobs:', '        if not conn.in_transaction:', '            conn.execute("BEGIN")', '        conn.execute("UPDATE jobs SET done = 1 WHERE id = ?", (job,))', '        conn.commit()', '    return len(jobs)', ''].join('\n'),
+    );
+    expect(bodyOf(repairs(source, 'run')[1]!.source, 'run')).toBe(
+      ['def run(conn, jobs):', '    with _own_transaction(conn):', '        for job in jobs:', '            conn.execute("UPDATE jobs SET done = 1 WHERE id = ?", (job,))', '    return len(jobs)', ''].join('\n'),
     );
   });
 
@@ -79,9 +100,22 @@ describe('deterministic repairs', () => {
       ['import os', '', '', 'def drop(conn, path, i):', '    os.remove(path)', '    conn.execute("DELETE FROM files WHERE id = ?", (i,))', '    conn.execute("UPDATE folders SET n = n - 1")', '    conn.commit()', '    return True', ''].join('\n'),
       'drop',
     )!;
-    expect(out.strategies).toEqual(['record-before-delete', 'own-transaction']);
+    expect(out.strategies).toEqual(['record-before-delete', 'begin-commit']);
     expect(bodyOf(out.source, 'drop')).toBe(
-      ['def drop(conn, path, i):', '    with _own_transaction(conn):', '        conn.execute("DELETE FROM files WHERE id = ?", (i,))', '        conn.execute("UPDATE folders SET n = n - 1")', '    os.remove(path)', '    return True', ''].join('\n'),
+      ['def drop(conn, path, i):', '    if not conn.in_transaction:', '        conn.execute("BEGIN")', '    conn.execute("DELETE FROM files WHERE id = ?", (i,))', '    conn.execute("UPDATE folders SET n = n - 1")', '    conn.commit()', '    os.remove(path)', '    return True', ''].join('\n'),
+    );
+  });
+
+  it('puts BEGIN inside the code\'s own try, so its rollback() undoes the writes in autocommit too', () => {
+    const source = [
+      'def move(conn, a, b):', '    try:', '        conn.execute("UPDATE t SET n = n - 1 WHERE id = ?", (a,))', '        conn.execute("UPDATE t SET n = n + 1 WHERE id = ?", (b,))',
+      '        conn.commit()', '    except Exception:', '        conn.rollback()', '        raise', '',
+    ].join('\n');
+    expect(repair(source, 'move')!.source).toBe(
+      [
+        'def move(conn, a, b):', '    try:', '        if not conn.in_transaction:', '            conn.execute("BEGIN")', '        conn.execute("UPDATE t SET n = n - 1 WHERE id = ?", (a,))',
+        '        conn.execute("UPDATE t SET n = n + 1 WHERE id = ?", (b,))', '        conn.commit()', '    except Exception:', '        conn.rollback()', '        raise', '',
+      ].join('\n'),
     );
   });
 
@@ -113,6 +147,18 @@ describe('the repair as the review shows it', () => {
     const after = 'a\nB\nB2\nc\nd\n';
     expect(changedRegion(before, after)).toEqual({ startLine: 2, endLine: 2, text: 'B\nB2' });
     expect(unifiedDiff('x.py', before, after)).toBe(['--- a/x.py', '+++ b/x.py', '@@ -1,5 +1,6 @@', ' a', '-b', '+B', '+B2', ' c', ' d', ' '].join('\n'));
+  });
+
+  it('joins two repairs of one file (--fix applies both) unless their lines overlap or both add the helper', () => {
+    const source = ['def a(conn):', '    conn.execute("INSERT INTO t VALUES (1)")', '    conn.execute("INSERT INTO u VALUES (1)")', '    conn.commit()', '', '', 'def b(conn):', '    conn.execute("INSERT INTO t VALUES (2)")', '    conn.execute("INSERT INTO u VALUES (2)")', '    conn.commit()', ''].join('\n');
+    const [a, aHelper] = repairs(source, 'a');
+    const [b, bHelper] = repairs(source, 'b');
+    const both = mergeRepairs(source, a!.source, b!.source)!;
+    expect(both.match(/conn\.execute\("BEGIN"\)/g)).toHaveLength(2);
+    expect(repairs(both, 'a')).toEqual([]);
+    expect(repairs(both, 'b')).toEqual([]);
+    expect(mergeRepairs(source, a!.source, a!.source.replace('def a(conn):', 'def a(conn, now):'))).toBeUndefined();
+    expect(mergeRepairs(source, aHelper!.source, bHelper!.source)).toBeUndefined();
   });
 
   it('takes the line above for a pure insertion, so the suggestion replaces at least one line', () => {

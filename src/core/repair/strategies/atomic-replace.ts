@@ -20,6 +20,8 @@ export const atomicReplace: RepairStrategy = {
       const found = inPlaceOpen(statement, module);
       if (!found) continue;
       const { call, pathNode, handle } = found;
+      // A temporary file that the function itself swaps in afterwards is already the atomic pattern.
+      if (swappedInLater(fn.node, statement, pathNode.text)) continue;
       const indent = indentOf(source, statement);
       const inner = indent + unit;
       const block = statement.childForFieldName('body');
@@ -45,6 +47,14 @@ export const atomicReplace: RepairStrategy = {
     };
   },
 };
+
+function swappedInLater(fnNode: SyntaxNode, after: SyntaxNode, path: string): boolean {
+  return descendantsOfType(fnNode, ['call']).some((c) => {
+    if (c.startIndex < after.endIndex) return false;
+    const parts = callParts(c);
+    return ['os.replace', 'os.rename', 'shutil.move'].includes(parts.callee) && parts.positional[0]?.text === path;
+  });
+}
 
 /** `with open(PATH, "w"...) as f:` (one item, a write mode that truncates): the call, the path and the handle's name. */
 function inPlaceOpen(statement: SyntaxNode, module: PyModule): { call: SyntaxNode; pathNode: SyntaxNode; handle: string } | undefined {

@@ -17,6 +17,7 @@ const LOOPS = ['for_statement', 'while_statement'];
 export const ownTransaction: RepairStrategy = {
   id: 'own-transaction',
   answers: ['writes-rely-on-implicit-transaction', 'with-conn-opens-no-transaction', 'commit-without-begin', 'commit-in-loop', 'ddl-outside-transaction'],
+  alsoWhen: ['keyed-send-before-commit', 'claim-then-work'],
   apply(input) {
     const effects = findEffects(input.fn, input.module);
     // A function that already begins or rolls back manages its own transaction; rewriting it blind would fight it.

@@ -9,6 +9,8 @@ export interface StrategyInput {
   fn: PyFunction;
   /** True when the function's scenario says the job is built to resume (per-item transactions then). */
   resumable: boolean;
+  /** The strategies already applied to this candidate, in order. */
+  applied?: readonly string[];
 }
 
 export interface StrategyOutput {
@@ -18,8 +20,10 @@ export interface StrategyOutput {
 
 export interface RepairStrategy {
   id: string;
-  /** The static rules whose findings this strategy answers. */
+  /** The static rules whose findings this strategy answers; empty: it looks for its own shape in any function. */
   answers: readonly string[];
+  /** Also tried after one of these strategies changed the function (a move that leaves writes needing a transaction). */
+  alsoWhen?: readonly string[];
   apply(input: StrategyInput): StrategyOutput | undefined;
 }
 
