@@ -2,6 +2,26 @@
 // The published JSON Schema (schema/crashprobe.schema.json) is generated from this.
 import { z } from 'zod';
 
+/**
+ * Left out of `scan` and `review` unless the config says otherwise: tests (which break files on purpose),
+ * benchmarks, examples and docs. Crash scenario files are found by their own globs and are not affected.
+ */
+export const DEFAULT_EXCLUDE: readonly string[] = [
+  '**/test/**',
+  '**/tests/**',
+  '**/testing/**',
+  '**/test_*.py',
+  '**/*_test.py',
+  '**/conftest.py',
+  '**/bench/**',
+  '**/benchmark/**',
+  '**/benchmarks/**',
+  '**/example/**',
+  '**/examples/**',
+  '**/doc/**',
+  '**/docs/**',
+];
+
 export const failOnSchema = z.enum(['unsafe', 'safe_by_accident', 'never']);
 
 export const configSchema = z
@@ -9,7 +29,10 @@ export const configSchema = z
     paths: z
       .object({
         include: z.array(z.string()).default(['**/*.py']).describe('Globs of Python files to review'),
-        exclude: z.array(z.string()).default([]).describe('Globs left out of the review'),
+        exclude: z
+          .array(z.string())
+          .default([...DEFAULT_EXCLUDE])
+          .describe('Globs left out of `scan` and the review (default: tests, benchmarks, examples, docs; `[]` reviews everything)'),
       })
       .strict()
       .default({}),

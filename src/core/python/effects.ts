@@ -49,7 +49,10 @@ export function findEffects(fn: PyFunction, module: PyModule, options: EffectOpt
     const inLoop = loopDepth > 0;
     const helper = resolveHelper(node, fn, module);
     if (helper && helper.fn.node.id !== fn.node.id) {
+      // `helper(..., commit=False)` / `delay_commit=True`: the call site asked the helper not to commit.
+      const noCommit = callSkipsCommit(node);
       for (const inner of directEffects(helper.fn, helper.module)) {
+        if (noCommit && inner.kind === 'db-commit') continue;
         effects.push({
           ...inner,
           range: rangeOf(node),
@@ -64,6 +67,22 @@ export function findEffects(fn: PyFunction, module: PyModule, options: EffectOpt
     if (own) effects.push(own);
   }
   return effects;
+}
+
+const SKIP_WHEN_TRUE = /^(delay|defer|skip|no|without)_?commit$/i;
+const SKIP_WHEN_FALSE = /^(auto_?)?commit(_now)?$|^do_commit$/i;
+
+/**
+ * True when the call passes an argument that turns the callee's commit off:
+ * `commit=False`, `autocommit=False`, `delay_commit=True`, `no_commit=True`.
+ * Judged at the call site, whether the helper is in this repository or not.
+ */
+export function callSkipsCommit(call: SyntaxNode): boolean {
+  for (const [name, value] of callParts(call).keywords) {
+    if (SKIP_WHEN_TRUE.test(name) && value.text === 'True') return true;
+    if (SKIP_WHEN_FALSE.test(name) && value.text === 'False') return true;
+  }
+  return false;
 }
 
 const directCache = new WeakMap<PyFunction, readonly Effect[]>();

@@ -1,6 +1,8 @@
 // A scan of a repository: every function, or the functions a diff touches,
 // analysed with the whole repository's call graph behind it.
 import type { FunctionReport, PyModule } from './model.ts';
+import picomatch from 'picomatch';
+import { DEFAULT_EXCLUDE } from '../config/schema.ts';
 import { analyzeModule } from './analyze.ts';
 import { buildRepoIndex, type RepoIndex } from './callgraph.ts';
 import { parseUnifiedDiff, touchedFunctions, type FileChange, type FileStatus } from './diff.ts';
@@ -21,15 +23,25 @@ export interface ScanResult {
   index: RepoIndex;
 }
 
+export interface ScanOptions {
+  /**
+   * Globs (relative paths) whose files are read for the call graph but get no findings: by default the
+   * config's (tests, benchmarks, examples, docs). Not applied when the scan is given one file: a file named
+   * on purpose is scanned.
+   */
+  exclude?: readonly string[];
+}
+
 /** `diff` (unified diff text) limits the scan to the Python functions it touches; paths in it are relative to the same root as the modules'. */
-export function scanRepository(modules: readonly PyModule[], diff?: string): ScanResult {
+export function scanRepository(modules: readonly PyModule[], diff?: string, options: ScanOptions = {}): ScanResult {
   const index = buildRepoIndex(modules);
+  const excluded = modules.length > 1 ? excludedBy(options.exclude ?? DEFAULT_EXCLUDE) : () => false;
   if (diff === undefined) {
-    return { index, files: modules.map((module) => scannedFile(module, analyzeModule(module, index))) };
+    return { index, files: modules.filter((m) => !excluded(m.path)).map((module) => scannedFile(module, analyzeModule(module, index))) };
   }
   const byPath = new Map(modules.map((module) => [module.path, module]));
   const files: ScannedFile[] = [];
-  for (const change of parseUnifiedDiff(diff).filter(isPython)) {
+  for (const change of parseUnifiedDiff(diff).filter((c) => isPython(c) && !excluded(c.path))) {
     const module = byPath.get(change.path);
     if (change.status === 'deleted' || !module) {
       const notes = change.status === 'deleted' ? ['deleted by the change'] : [`${change.path} is in the diff but not in the scanned folder`];
@@ -40,6 +52,12 @@ export function scanRepository(modules: readonly PyModule[], diff?: string): Sca
     files.push(withChange(scannedFile(module, analyzeModule(module, index, { only })), change));
   }
   return { index, files };
+}
+
+/** `**\/x` globs also match at the top level (`tests/...`), as the review's path filter does. */
+function excludedBy(globs: readonly string[]): (path: string) => boolean {
+  const matchers = globs.flatMap((g) => (g.startsWith('**/') ? [g, g.slice(3)] : [g])).map((g) => picomatch(g, { dot: true }));
+  return (path) => matchers.some((match) => match(path));
 }
 
 function isPython(change: FileChange): boolean {

@@ -52,6 +52,8 @@ export function resolveString(node: SyntaxNode | null | undefined, module: PyMod
       return formatCall(node, module, depth);
     case 'identifier':
       return identifierValue(node, module, depth);
+    case 'attribute':
+      return attributeValue(node, module, depth);
     default:
       return undefined;
   }
@@ -102,6 +104,55 @@ function identifierValue(node: SyntaxNode, module: PyModule, depth: number): Str
   if (!constant) return undefined;
   const value = resolveString(constant, module, depth + 1);
   return value && { text: value.text, from: 'constant' };
+}
+
+/**
+ * `self.sql` / `cls.SQL` / `Store.SQL`: the class attribute `SQL = ...`, or the
+ * value assigned to `self.sql` in the class's `__init__` (the one place that
+ * runs before any other method). Assigned anywhere else, it is not a constant.
+ */
+function attributeValue(node: SyntaxNode, module: PyModule, depth: number): StringValue | undefined {
+  const object = node.childForFieldName('object');
+  const name = node.childForFieldName('attribute')?.text;
+  if (!object || !name || object.type !== 'identifier') return undefined;
+  let cls: SyntaxNode | null = node.parent;
+  while (cls && cls.type !== 'class_definition') cls = cls.parent;
+  if (object.text !== 'self' && object.text !== 'cls') {
+    cls = module.tree.rootNode.namedChildren.find((c) => c.type === 'class_definition' && c.childForFieldName('name')?.text === object.text) ?? null;
+  }
+  const body = cls?.childForFieldName('body');
+  if (!body) return undefined;
+  const assigned = classAttribute(body, name) ?? (object.text === 'self' ? initAttribute(body, name) : undefined);
+  const value = assigned && resolveString(assigned, module, depth + 1);
+  return value && { text: value.text, from: 'constant' };
+}
+
+function classAttribute(body: SyntaxNode, name: string): SyntaxNode | undefined {
+  let found: SyntaxNode | undefined;
+  for (const statement of body.namedChildren) {
+    const assignment = statement.type === 'expression_statement' ? statement.namedChildren[0] : undefined;
+    if (assignment?.type !== 'assignment' || assignment.childForFieldName('left')?.text !== name) continue;
+    found = assignment.childForFieldName('right') ?? undefined;
+  }
+  return found;
+}
+
+function initAttribute(body: SyntaxNode, name: string): SyntaxNode | undefined {
+  const init = body.namedChildren
+    .map((c) => (c.type === 'decorated_definition' ? c.childForFieldName('definition') : c))
+    .find((c) => c?.type === 'function_definition' && c.childForFieldName('name')?.text === '__init__');
+  const initBody = init?.childForFieldName('body');
+  if (!initBody) return undefined;
+  const found: SyntaxNode[] = [];
+  for (const assignment of initBody.descendantsOfType('assignment')) {
+    const left = assignment.childForFieldName('left');
+    if (left?.type === 'attribute' && left.text.replace(/\s+/g, '') === `self.${name}`) {
+      const right = assignment.childForFieldName('right');
+      if (right) found.push(right);
+    }
+  }
+  // Assigned once in __init__ only: one value, known before any method runs.
+  return found.length === 1 ? found[0] : undefined;
 }
 
 /** The value last assigned to the identifier `use` earlier in its function, if any. */

@@ -165,3 +165,48 @@ describe('findEffects', () => {
     expect(writesOutside([])).toBe(false);
   });
 });
+
+describe('SQL followed through aliases and attributes; commits a call turns off', () => {
+  const m = moduleOf(py`
+    INSERT_LOG = "INSERT INTO log (msg) VALUES (?)"
+
+    class Store:
+        TABLE_SQL = "UPDATE accounts SET balance = balance - ? WHERE id = ?"
+
+        def __init__(self, conn):
+            self.conn = conn
+            self._sql = "DELETE FROM sessions WHERE user_id = ?"
+
+        def withdraw(self, amount, user):
+            sql = self.TABLE_SQL
+            self.conn.execute(sql, (amount, user))
+            statement = INSERT_LOG
+            self.conn.execute(statement, ("withdraw",))
+
+        def logout(self, user):
+            sql = self._sql
+            self.conn.execute(sql, (user,))
+
+    def save(conn, commit=True):
+        conn.execute("INSERT INTO t VALUES (1)")
+        if commit:
+            conn.commit()
+
+    def caller(conn):
+        save(conn, commit=False)
+        save(conn, delay_commit=True)
+        conn.commit()
+  `);
+
+  it('resolves SQL from a class constant, an attribute set once in __init__ and a module constant, through a local alias', () => {
+    const withdraw = findEffects(functionOf(m, 'Store.withdraw'), m);
+    expect(withdraw.map((e) => [e.kind, e.sql?.tables])).toEqual([['db-write', ['accounts']], ['db-write', ['log']]]);
+    const logout = findEffects(functionOf(m, 'Store.logout'), m);
+    expect(logout.map((e) => [e.kind, e.sql?.tables])).toEqual([['db-write', ['sessions']]]);
+  });
+
+  it('drops the helper\'s commit when the call passes commit=False or delay_commit=True', () => {
+    const kinds = findEffects(functionOf(m, 'caller'), m).map((e) => `${e.kind}${e.via ? ' via' : ''}`);
+    expect(kinds).toEqual(['db-write via', 'db-write via', 'db-commit']);
+  });
+});

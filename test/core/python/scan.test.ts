@@ -3,6 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { parseModule } from '../../../src/core/python/parse.ts';
 import { scanRepository } from '../../../src/core/python/scan.ts';
 import { scanJson, scanJsonSchema, scanText } from '../../../src/core/python/scan-report.ts';
 import { moduleOf, py } from './python-source.ts';
@@ -88,5 +89,21 @@ describe('crashprobe scan (CLI)', () => {
     const missing = spawnSync('node', [bin, 'scan', join(dir, 'nope')], { encoding: 'utf8' });
     expect(missing.status).toBe(2);
     expect(missing.stderr).not.toMatch(/\n\s+at /);
+  });
+});
+
+describe('scan: what is left out by default', () => {
+  const writes = 'def f(conn):\n    conn.execute("INSERT INTO t VALUES (1)")\n    conn.execute("INSERT INTO u VALUES (1)")\n    conn.commit()\n';
+  const modules = ['app/store.py', 'tests/test_store.py', 'app/store_test.py', 'benchmarks/run.py', 'docs/conf.py', 'examples/demo.py'].map((p) => parseModule(p, writes));
+
+  it('scans library code, not tests, benchmarks, examples or docs (the config can say otherwise)', () => {
+    expect(scanRepository(modules).files.map((f) => f.path)).toEqual(['app/store.py']);
+    expect(scanRepository(modules, undefined, { exclude: [] }).files).toHaveLength(6);
+    const diff = modules.map((m) => `--- a/${m.path}\n+++ b/${m.path}\n@@ -1,1 +1,1 @@\n-def f(conn):\n+def f(conn):\n`).join('');
+    expect(scanRepository(modules, diff).files.map((f) => f.path)).toEqual(['app/store.py']);
+  });
+
+  it('scans one file named on purpose, even a test', () => {
+    expect(scanRepository([parseModule('test_store.py', writes)]).files).toHaveLength(1);
   });
 });

@@ -1,4 +1,4 @@
-import { describeWrites, pendingWritesBefore, setsAutocommitFor, severalWrites, transactionFacts } from './facts.ts';
+import { describeWrites, driverOf, pendingWritesBefore, setsAutocommitFor, severalWrites, transactionFacts } from './facts.ts';
 import { defineRule } from './rule.ts';
 import { callParts } from '../body-walk.ts';
 
@@ -10,7 +10,7 @@ export const commitWithoutBegin = defineRule({
     severity: 'warning',
     messages: {
       commitWithoutBegin:
-        'commit() ends a transaction this function never began: its {{writes}} are held together only by sqlite3\'s default mode; in autocommit a crash between them leaves them half done',
+        'commit() ends a transaction this function never began: its {{writes}} are held together only by {{defaultMode}}; in autocommit a crash between them leaves them half done',
       commitInAutocommit:
         'commit() after switching to autocommit commits nothing: its {{writes}} were each saved at once, so a crash between them leaves them half done',
     },
@@ -31,7 +31,7 @@ export const commitWithoutBegin = defineRule({
           context.report({
             node: commit.node,
             messageId: autocommit ? 'commitInAutocommit' : 'commitWithoutBegin',
-            data: { writes: describeWrites(committed) },
+            data: { writes: describeWrites(committed), defaultMode: driverOf(context.module).defaultMode },
           });
           return;
         }

@@ -1,4 +1,4 @@
-import { knownWrite, pendingWritesBefore, rerunSafeDdl, transactionFacts } from './facts.ts';
+import { driverOf, knownWrite, pendingWritesBefore, rerunSafeDdl, transactionFacts } from './facts.ts';
 import { defineRule } from './rule.ts';
 import { mutuallyExclusive } from './syntax.ts';
 
@@ -11,6 +11,8 @@ export const ddlOutsideTransaction = defineRule({
     messages: {
       ddlNoTransaction:
         '{{statement}} runs in no transaction (sqlite3 opens none before DDL): a crash after it leaves the schema changed and the other writes undone, and a re-run trips on it',
+      ddlCommitsAround:
+        '{{statement}} is not part of the writes\' transaction ({{driver}}: the database commits around DDL, as MySQL and Oracle do): a crash after it leaves the schema changed and the other writes undone, and a re-run trips on it',
     },
     hint: 'Run BEGIN before the schema change so it commits together with the writes that go with it (SQLite DDL is transactional).',
   },
@@ -18,6 +20,9 @@ export const ddlOutsideTransaction = defineRule({
     const fnNode = context.fn.node;
     return {
       'function:exit'() {
+        const driver = driverOf(context.module);
+        // PostgreSQL's DDL is transactional and psycopg's implicit transaction holds it with the writes.
+        if (driver.kind === 'psycopg') return;
         const facts = transactionFacts(context);
         const { effects } = context;
         const ddl = facts.ddl.find(
@@ -34,7 +39,9 @@ export const ddlOutsideTransaction = defineRule({
           .filter((effect) => effect.kind.startsWith('db-') && knownWrite(effect) && !mutuallyExclusive(ddl.node, effect.node, fnNode));
         // The DDL as the last write leaves nothing undone behind it.
         if (laterWrites.length === 0 && !ddl.inLoop) return;
-        context.report({ node: ddl.node, messageId: 'ddlNoTransaction', data: { statement: statementHead(ddl.sql?.text ?? 'DDL') } });
+        const statement = statementHead(ddl.sql?.text ?? 'DDL');
+        if (driver.kind === 'dbapi') context.report({ node: ddl.node, messageId: 'ddlCommitsAround', data: { statement, driver: driver.name } });
+        else context.report({ node: ddl.node, messageId: 'ddlNoTransaction', data: { statement } });
       },
     };
   },

@@ -2,7 +2,7 @@
 // which open, commit or roll back a transaction, whether the function puts
 // its connection into autocommit itself, and whether two writes can both run.
 // Computed once per function and shared by the rules.
-import type { Effect, SyntaxNode, TxStyleResult } from '../model.ts';
+import type { Effect, PyModule, SyntaxNode, TxStyleResult } from '../model.ts';
 import type { RuleContext } from './rule.ts';
 import { splitSqlStatements, statementKind } from '../sql.ts';
 import { callParts } from '../body-walk.ts';
@@ -225,4 +225,42 @@ export function connectKeyword(node: SyntaxNode, name: string): string | undefin
 
 function connectionBlocks(fnNode: SyntaxNode, txStyle: TxStyleResult): SyntaxNode[] {
   return fnNode.descendantsOfType('with_statement').filter((node) => isOwnCode(node, fnNode) && connectionItem(node, txStyle));
+}
+
+/** The database driver a module's findings speak of. */
+export interface Driver {
+  kind: 'sqlite3' | 'psycopg' | 'dbapi';
+  /** As the module imports it: `sqlite3`, `psycopg2`, `pymysql`. */
+  name: string;
+  /** How its default keeps writes together, for the messages: "sqlite3's default mode". */
+  defaultMode: string;
+}
+
+const PSYCOPG = /^(psycopg|psycopg2|psycopg_pool)$/;
+const OTHER_DBAPI = /^(pymysql|MySQLdb|mysql|mysqlclient|mariadb|cx_Oracle|oracledb|pyodbc|pymssql|ibm_db|ibm_db_dbi|pg8000|snowflake|duckdb|teradatasql|jaydebeapi|fdb|firebirdsql)$/;
+const driverCache = new WeakMap<PyModule, Driver>();
+
+/**
+ * The driver the module imports: psycopg (2 or 3) or another DB-API driver when it imports one and not
+ * sqlite3; else sqlite3 (a connection passed in from elsewhere is judged as the crash harness runs it).
+ * psycopg and PEP 249 drivers open a transaction before the first statement of any kind unless autocommit
+ * is on, so the sqlite3-only claims (no transaction before DDL, `with conn:` never begins) are not theirs.
+ */
+export function driverOf(module: PyModule): Driver {
+  const known = driverCache.get(module);
+  if (known) return known;
+  const roots = new Set(
+    module.tree.rootNode.namedChildren
+      .filter((s) => s.type === 'import_statement' || s.type === 'import_from_statement')
+      .flatMap((s) => (s.type === 'import_from_statement' ? [s.childForFieldName('module_name')?.text ?? ''] : s.namedChildren.map((n) => (n.type === 'aliased_import' ? n.childForFieldName('name')?.text ?? '' : n.text))))
+      .map((name) => name.split('.')[0]!),
+  );
+  const psycopg = [...roots].find((r) => PSYCOPG.test(r));
+  const other = [...roots].find((r) => OTHER_DBAPI.test(r));
+  let driver: Driver;
+  if (roots.has('sqlite3') || (!psycopg && !other)) driver = { kind: 'sqlite3', name: 'sqlite3', defaultMode: "sqlite3's default mode" };
+  else if (psycopg) driver = { kind: 'psycopg', name: psycopg, defaultMode: `${psycopg}'s implicit transaction (autocommit off)` };
+  else driver = { kind: 'dbapi', name: other!, defaultMode: `the ${other} driver's implicit transaction (autocommit off)` };
+  driverCache.set(module, driver);
+  return driver;
 }

@@ -59,7 +59,7 @@ function setColumns(sql: string | undefined): string[] {
 }
 
 /** Values that differ from one run to the next: a key made of them protects nothing across a re-run. */
-const PER_RUN_VALUE = /\b(time\.(time|monotonic|perf_counter)\w*|datetime\.\w*now|date\.today|uuid\.?\w*|uuid[14]|random\.\w+|secrets\.\w+|os\.urandom|now)\s*\(/;
+export const PER_RUN_VALUE = /\b(time\.(time|monotonic|perf_counter)\w*|datetime\.\w*now|date\.today|uuid\.?\w*|uuid[14]|random\.\w+|secrets\.\w+|os\.urandom|now)\s*\(/;
 
 /** `time.time()`, `uuid4()`: what the idempotency key passed in the call is built from, when it changes per run. */
 function unstableKeySource(call: SyntaxNode): string | undefined {

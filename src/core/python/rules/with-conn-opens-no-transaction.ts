@@ -1,5 +1,5 @@
 import type { SyntaxNode } from '../model.ts';
-import { connectKeyword, connectsInAutocommit, connectionItem, connectionWrites, describeWrites, setsAutocommitFor, transactionFacts } from './facts.ts';
+import { connectKeyword, connectsInAutocommit, connectionItem, connectionWrites, describeWrites, driverOf, setsAutocommitFor, transactionFacts } from './facts.ts';
 import { defineRule } from './rule.ts';
 
 export const withConnOpensNoTransaction = defineRule({
@@ -35,6 +35,8 @@ export const withConnOpensNoTransaction = defineRule({
         if (facts.opens.some((open) => open.node.startIndex <= first.node.startIndex)) return;
         const autocommit =
           connectsInAutocommit(connection.value) || setsAutocommitFor(connection.name, facts, node);
+        // psycopg and other DB-API drivers begin before the first statement (autocommit off): the block is a transaction.
+        if (!autocommit && driverOf(context.module).kind !== 'sqlite3') return;
         const ddlFirst = facts.ddl.includes(first);
         context.report({
           node: item,

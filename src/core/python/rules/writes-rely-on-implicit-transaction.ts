@@ -1,4 +1,4 @@
-import { describeWrites, setsAutocommitFor, severalWrites, transactionFacts, within } from './facts.ts';
+import { describeWrites, driverOf, setsAutocommitFor, severalWrites, transactionFacts, within } from './facts.ts';
 import { defineRule } from './rule.ts';
 import { callParts } from '../body-walk.ts';
 
@@ -10,7 +10,7 @@ export const writesRelyOnImplicitTransaction = defineRule({
     severity: 'warning',
     messages: {
       impliedTransaction:
-        '{{writes}} and no transaction of their own: only sqlite3\'s default mode holds them together; in autocommit a crash between them leaves them half done',
+        '{{writes}} and no transaction of their own: only {{defaultMode}} holds them together; in autocommit a crash between them leaves them half done',
       autocommitWrites:
         '{{writes}} in autocommit mode and no BEGIN: each is saved at once, so a crash between them leaves them half done',
     },
@@ -33,7 +33,7 @@ export const writesRelyOnImplicitTransaction = defineRule({
         context.report({
           node: first.node,
           messageId: autocommit ? 'autocommitWrites' : 'impliedTransaction',
-          data: { writes: describeWrites(writes) },
+          data: { writes: describeWrites(writes), defaultMode: driverOf(context.module).defaultMode },
         });
       },
     };

@@ -5,6 +5,17 @@ import { DROP_AND_CREATE_IN_WITH } from './snippets.ts';
 testRule(ddlOutsideTransaction, {
   valid: [
     {
+      name: 'psycopg: PostgreSQL DDL is transactional, and the implicit transaction holds it with the backfill',
+      code: `
+        import psycopg2
+
+        def add_slug(conn):
+            conn.execute("ALTER TABLE posts ADD COLUMN slug TEXT")
+            conn.execute("UPDATE posts SET slug = lower(title)")
+            conn.commit()
+      `,
+    },
+    {
       name: 'BEGIN before ALTER and the backfill',
       code: `
         def add_slug(conn):
@@ -101,6 +112,18 @@ testRule(ddlOutsideTransaction, {
     },
   ],
   invalid: [
+    {
+      name: 'another DB-API driver (pymysql): said in its words, not sqlite3\'s',
+      code: `
+        import pymysql
+
+        def add_slug(conn):
+            conn.execute("ALTER TABLE posts ADD COLUMN slug TEXT")
+            conn.execute("UPDATE posts SET slug = lower(title)")
+            conn.commit()
+      `,
+      errors: [{ messageId: 'ddlCommitsAround', line: 4 }],
+    },
     {
       name: 'ALTER then UPDATE with no BEGIN',
       code: `

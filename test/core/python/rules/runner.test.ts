@@ -150,3 +150,22 @@ describe('runRules', () => {
     expect(() => runRules({ module, fn, effects: findEffects(fn, module), txStyle: detectTxStyle(fn, module) }, { rules: [broken] })).toThrow(/typo/);
   });
 });
+
+describe('findings name the driver they saw', () => {
+  const writes = (imports: string) => `${imports}\n\ndef refund(conn, order_id):\n    conn.execute("UPDATE orders SET status = 'refunded' WHERE id = ?", (order_id,))\n    conn.execute("INSERT INTO refunds (order_id) VALUES (?)", (order_id,))\n    conn.commit()\n`;
+
+  it('says sqlite3 for sqlite3 (or no driver import), psycopg for psycopg, and the driver name for another DB-API driver', () => {
+    const message = (imports: string) => lint(writes(imports)).find((f) => f.ruleId === 'commit-without-begin')!.message;
+    expect(message('import sqlite3')).toContain("sqlite3's default mode");
+    expect(message('import json')).toContain("sqlite3's default mode");
+    expect(message('import psycopg2')).toContain("psycopg2's implicit transaction (autocommit off)");
+    expect(message('from psycopg import sql')).not.toContain('sqlite3');
+    expect(message('import pymysql')).toContain("the pymysql driver's implicit transaction");
+  });
+
+  it('makes no sqlite3 claim about `with conn:` under psycopg (it is a transaction there)', () => {
+    const code = (imports: string) => `${imports}\n\ndef save(conn):\n    with conn:\n        conn.execute("DELETE FROM t")\n        conn.execute("INSERT INTO t VALUES (1)")\n`;
+    expect(lint(code('import sqlite3')).map((f) => f.ruleId)).toContain('with-conn-opens-no-transaction');
+    expect(lint(code('import psycopg2')).map((f) => f.ruleId)).not.toContain('with-conn-opens-no-transaction');
+  });
+});
