@@ -65,3 +65,13 @@ describe('listFunctions', () => {
     expect(functionAtLine(listFunctions(module), 1)).toBeUndefined();
   });
 });
+
+describe('request keys', () => {
+  it('finds a request id or idempotency key among the parameters, and nothing in a counter', async () => {
+    const { requestKeyParam } = await import('../../../src/core/python/request-key.ts');
+    const { parseModule } = await import('../../../src/core/python/parse.ts');
+    const { listFunctions } = await import('../../../src/core/python/functions.ts');
+    const fns = listFunctions(parseModule('x.py', 'def transfer(conn, source, target, amount, request_id=None):\n    pass\n\ndef pay(conn, *, idempotency_key: str):\n    pass\n\ndef incr(conn, name, by=1):\n    pass\n'));
+    expect(fns.map((f) => requestKeyParam(f) ?? null)).toEqual(['request_id', 'idempotency_key', null]);
+  });
+});
