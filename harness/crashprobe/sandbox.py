@@ -127,6 +127,11 @@ def limit_server(limits: dict, file_cpu_seconds: int, readable_paths, work: str)
                          "so the process-count limit is only the harness's own guard")
     limits["drop_privileges"] = False  # done here, once: runs need not (and, as nobody, cannot) do it again
     _not_dumpable()
+    from . import syscall_filter
+
+    refused = syscall_filter.install()
+    if refused:
+        notes.append(refused)
     socket.socket = _NoNetwork
     return notes
 

@@ -23,8 +23,14 @@ export const NOBODY = 65534;
 export interface BwrapLaunch {
   /** Commands bwrap runs through, e.g. ['sudo', '-n'] on a runner where plain bwrap is refused. */
   via: string[];
-  /** Root: outer bwrap, then `setpriv` to nobody, then the inner bwrap (see the top of this file). */
-  nested?: { setpriv: string };
+  /**
+   * Root: outer bwrap, then `setpriv` to the host's nobody, then the inner bwrap (see the top of
+   * this file). `userns: false` (GitHub's ubuntu-24.04 runner through sudo, where AppArmor refuses
+   * the unprivileged inner bwrap its user namespace): no inner bwrap; setpriv itself drops every
+   * capability and sets no_new_privs, and the harness runs as the host's nobody in the outer
+   * bwrap's mount, pid, network, IPC and UTS namespaces.
+   */
+  nested?: { setpriv: string; userns?: boolean };
 }
 
 export interface BwrapOptions {
@@ -231,6 +237,9 @@ function buildView(options: BwrapOptions, nested: boolean): View {
   // holds crashprobe itself shows the harness's copy, not the pull request's.
   const pkg = path.join(options.harnessDir, 'crashprobe');
   view.bind(real(pkg), pkg);
+  // The root is a tmpfs bwrap made; as root (single shape) its folders would be the sandbox's to
+  // write. Only /tmp (and /dev's shared memory) stay writable.
+  view.raw('--remount-ro', '/');
   return view;
 }
 
@@ -244,22 +253,38 @@ function tail(options: BwrapOptions): string[] {
   return args;
 }
 
+/** setpriv to the host's nobody with nothing left of root: no groups, no capability in any set. */
+function setprivArgs(setpriv: string): string[] {
+  return [setpriv, '--reuid', String(NOBODY), '--regid', String(NOBODY), '--clear-groups', '--bounding-set', '-all', '--inh-caps', '-all'];
+}
+
 export function bwrapPlan(options: BwrapOptions): SandboxPlan {
   const via = options.launch?.via ?? [];
   const nested = options.launch?.nested;
   let args: string[];
   if (!nested) {
     args = [...buildView(options, false).args, ...NAMESPACES, ...IDENTITY, ...tail(options)];
+  } else if (nested.userns === false) {
+    const view = buildView(options, true);
+    view.bind(real(nested.setpriv), nested.setpriv);
+    args = [
+      ...view.args,
+      ...NAMESPACES.filter((flag) => flag !== '--unshare-user'),
+      '--die-with-parent', '--new-session', '--clearenv',
+      ...Object.entries(options.env).flatMap(([key, value]) => ['--setenv', key, value]),
+      '--chdir', options.root,
+      ...setprivArgs(nested.setpriv), '--no-new-privs', '--',
+      ...(options.run ?? [options.python.executable, '-m', 'crashprobe.server']),
+    ];
   } else {
     const view = buildView(options, true);
-    view.bind(nested.setpriv);
-    view.bind(options.bwrap);
+    view.bind(real(nested.setpriv), nested.setpriv);
+    view.bind(real(options.bwrap), options.bwrap);
     args = [
       ...view.args,
       // The outer bwrap keeps root only to build the view; setpriv then leaves root for good.
       '--unshare-pid', '--unshare-net', '--die-with-parent', '--new-session',
-      nested.setpriv, '--reuid', String(NOBODY), '--regid', String(NOBODY), '--clear-groups',
-      '--bounding-set', '-all', '--inh-caps', '-all', '--',
+      ...setprivArgs(nested.setpriv), '--',
       options.bwrap,
       // The inner view is the outer one: read-only, with the tmpfs writable and the devices usable.
       '--ro-bind', '/', '/', '--dev-bind', '/dev', '/dev', '--bind', '/tmp', '/tmp',

@@ -57,7 +57,7 @@ export const SANDBOX_FIX =
   'on Ubuntu 24.04 kernel.apparmor_restrict_unprivileged_userns=0 or an AppArmor profile for bwrap; in Docker, ' +
   '--security-opt seccomp=unconfined or a seccomp profile that allows clone/unshare of namespaces), or run crashprobe ' +
   'with passwordless sudo (the Action tries `sudo -n bwrap`). Only for code you trust, the operator may set ' +
-  'CRASHPROBE_SANDBOX=none in the deployment\'s environment (never the repository config).';
+  'CRASHPROBE_ALLOW_UNSANDBOXED=1 in the deployment\'s environment (never the repository config).';
 
 function findOnPath(name: string, dirs: string[]): string | undefined {
   return dirs.map((dir) => path.join(dir, name)).find((candidate) => existsSync(candidate));
@@ -129,8 +129,16 @@ export async function findSandbox(options: PrepareOptions, python: PythonInfo, h
   const setpriv = findOnPath('setpriv', options.searchPath);
   const root = (options.uid ?? (typeof process.getuid === 'function' ? process.getuid() : 1000)) === 0;
   const attempts: Attempt[] = [];
+  // As root (or through sudo) the best shape first: a user namespace and the host's nobody; then
+  // the host's nobody without a user namespace (where AppArmor refuses the unprivileged inner
+  // bwrap one, as on GitHub's ubuntu-24.04 runners); last a user namespace mapped to root.
   const shapes = (via: string[], asRoot: boolean, label: string): Attempt[] => [
-    ...(asRoot && setpriv ? [{ launch: { via, nested: { setpriv } }, label: `${label}, nested (host uid ${65534})` }] : []),
+    ...(asRoot && setpriv
+      ? [
+          { launch: { via, nested: { setpriv } }, label: `${label}, nested (a user namespace, host uid 65534)` },
+          { launch: { via, nested: { setpriv, userns: false } }, label: `${label}, then setpriv (host uid 65534, no user namespace)` },
+        ]
+      : []),
     { launch: { via }, label },
   ];
   attempts.push(...shapes([], root, 'bwrap'));
