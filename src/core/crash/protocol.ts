@@ -8,10 +8,18 @@ export const crashPointSchema = z.object({
   line: z.number().int(),
   call: z.string(),
   repetition: z.number().int().positive(),
+  /** SQL statements: the statement (whitespace collapsed, literals as `?`); statements sent through one helper are sites of their own. */
+  statement: z.string().optional(),
+  /** The repository lines that called the site's line, innermost first (at most four). */
+  via: z.array(z.string()).optional(),
 });
 export type CrashPoint = z.infer<typeof crashPointSchema>;
 
-export const outcomeSchema = z.enum(['recovered', 'double-applied', 'half-done', 'rerun-fails']);
+/**
+ * What the re-run after a crash (or a repeated normal run) did. `rerun-hangs`: the re-run never
+ * finished (every thread blocked, nothing changing, ended after about a second): not fully crash-safe.
+ */
+export const outcomeSchema = z.enum(['recovered', 'double-applied', 'half-done', 'rerun-fails', 'rerun-hangs']);
 export type Outcome = z.infer<typeof outcomeSchema>;
 
 const cellValue = z.union([z.string(), z.number(), z.boolean(), z.null()]);
@@ -71,6 +79,10 @@ export const scenarioMessageSchema = z.object({
   notes: z.array(z.string()),
   harness_version: z.string(),
   isolation: z.enum(['fork', 'spawn']),
+  /** Root-relative repository files the normal runs imported, with their sha256 (the review's verdict cache). */
+  imports: z.array(z.object({ path: z.string(), sha256: z.string() })).optional(),
+  /** `path.py:Qualname` of every repository function the normal runs executed. */
+  executed: z.array(z.string()).optional(),
 });
 
 export const harnessMessageSchema = z.discriminatedUnion('type', [
@@ -130,6 +142,8 @@ export interface ScenarioVerdict {
   notes: string[];
   harness_version: string;
   isolation: 'fork' | 'spawn';
+  imports?: { path: string; sha256: string }[];
+  executed?: string[];
 }
 
 export interface CampaignError {

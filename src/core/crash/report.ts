@@ -15,7 +15,8 @@ function formatValue(value: unknown): string {
 export function describeFailure(failure: Failure): string[] {
   const where = failure.point
     ? `${failure.crash} crash before ${failure.point.call} at ${failure.point.path}:${failure.point.line}` +
-      (failure.point.repetition > 1 ? ` (repetition ${failure.point.repetition})` : '')
+      (failure.point.repetition > 1 ? ` (repetition ${failure.point.repetition})` : '') +
+      (failure.point.statement ? ` [${failure.point.statement}]` : '')
     : 'the normal run, repeated';
   const lines = [
     `${failure.mode} mode, ${where}: ${failure.half_updated ? 'half-updated, ' : ''}re-run ${failure.outcome}`,

@@ -2,7 +2,7 @@
 // class. The review's Figure-1 table and the terminal report both show this one.
 import type { Failure, ScenarioVerdict } from './protocol.ts';
 
-const OUTCOME_RANK = { 'double-applied': 3, 'rerun-fails': 2, 'half-done': 1, recovered: 0 } as const;
+const OUTCOME_RANK = { 'double-applied': 3, 'rerun-hangs': 2.5, 'rerun-fails': 2, 'half-done': 1, recovered: 0 } as const;
 
 /** A half-updating crash in the mode that decides the class first, a repeated normal run last. */
 export function worstFailureOf(verdict: ScenarioVerdict): Failure | undefined {

@@ -1,0 +1,17 @@
+// The harness's own unittest suite (harness/tests), run by the interpreter the crash tests use.
+import path from 'node:path';
+import { execa } from 'execa';
+import { expect, it } from 'vitest';
+
+const harness = path.resolve(import.meta.dirname, '../../harness');
+
+it('passes the harness unittest suite', async () => {
+  const result = await execa('python3', ['-m', 'unittest', 'discover', '-s', 'tests', '-v'], {
+    cwd: harness,
+    env: { PYTHONPATH: harness },
+    reject: false,
+  });
+  expect(result.exitCode, result.stderr).toBe(0);
+  // unittest prints "Ran N tests" on stderr; an empty discovery would be a silent pass.
+  expect(result.stderr).toMatch(/Ran [1-9]\d* tests/);
+}, 60_000);
