@@ -1,8 +1,10 @@
 // A failing crash scenario as the paper's Figure 1 shows it: the line where the
 // crash hits, the rows that matter before, after the crash and after the re-run,
-// and one sentence saying what a user would see.
+// and one sentence saying what a user would see. Every value, name and line of
+// code here comes from the pull request: all of it goes through ./inert.ts.
 import type { EvidenceCell, Failure } from '../crash/protocol.ts';
-import { escapeCell, fill } from './template.ts';
+import { CELL_LIMIT, asText, inertCell, inertCodeSpan, inertText } from './inert.ts';
+import { fill, raw } from './template.ts';
 
 const COLUMNS: [string, string][] = [
   ['before', 'before'],
@@ -11,27 +13,33 @@ const COLUMNS: [string, string][] = [
   ['normal', 'one normal run'],
 ];
 
-function label(cell: EvidenceCell): string {
-  if (cell.file) return `file \`${cell.file}\``;
+/** Error text of a failure, kept in the sentence up to this many rendered characters. */
+const ERROR_LIMIT = 500;
+
+/** The cell's name, in a table cell (`cell`) or in prose. */
+function label(cell: EvidenceCell, inCell: boolean): string {
+  const code = (text: string) => inertCodeSpan(text, { cell: inCell, max: 120 });
+  if (cell.file) return `file ${code(cell.file)}`;
   if (cell.emails) return 'emails sent';
-  if (cell.column === '(row)') return `\`${cell.table}\` row ${cell.key}`;
-  if (cell.column === '(row count)') return `\`${cell.table}\` rows`;
-  return `\`${cell.table}[${cell.key}].${cell.column}\``;
+  if (cell.column === '(row)') return `${code(asText(cell.table))} row ${inertCell(cell.key, 60)}`;
+  if (cell.column === '(row count)') return `${code(asText(cell.table))} rows`;
+  return code(`${asText(cell.table)}[${asText(cell.key)}].${asText(cell.column)}`);
 }
 
 export function evidenceTable(failure: Failure, limit = 6): string {
   const columns = COLUMNS.filter(([key]) => failure.evidence.some((c) => key in c.values));
   if (columns.length === 0 || failure.evidence.length === 0) return '';
   const rows = failure.evidence.slice(0, limit).map(
-    (cell) => `| ${label(cell)} | ${columns.map(([key]) => escapeCell(cell.values[key] ?? '')).join(' | ')} |`,
+    (cell) => `| ${label(cell, true)} | ${columns.map(([key]) => inertCell(cell.values[key] ?? '')).join(' | ')} |`,
   );
-  return [`| | ${columns.map(([, title]) => title).join(' | ')} |`, `|---|${columns.map(() => '---|').join('')}`, ...rows].join('\n');
+  const more = failure.evidence.length > limit ? [`| … ${failure.evidence.length - limit} more cell(s) in --json | ${columns.map(() => '').join(' | ')} |`] : [];
+  return [`| | ${columns.map(([, title]) => title).join(' | ')} |`, `|---|${columns.map(() => '---|').join('')}`, ...rows, ...more].join('\n');
 }
 
 export function consequence(failure: Failure): string {
   const cell = failure.evidence.find((c) => c.values.after_rerun !== c.values.normal) ?? failure.evidence[0];
-  const what = cell ? label(cell) : 'the data';
-  const v = (key: string) => (cell ? escapeCell(cell.values[key]) : '?');
+  const what = cell ? label(cell, false) : 'the data';
+  const v = (key: string) => (cell ? inertCell(cell.values[key], CELL_LIMIT) : '?');
   switch (failure.outcome) {
     case 'double-applied':
       if (cell?.emails) return `**The re-run does the work again: the email goes out twice.**`;
@@ -39,7 +47,7 @@ export function consequence(failure: Failure): string {
     case 'half-done':
       return `**The re-run does not finish the work:** ${what} is ${v('after_rerun')}, where one run leaves ${v('normal')}.`;
     case 'rerun-fails':
-      return `**The re-run fails**${failure.error ? `: ${failure.error}` : ''}, and the data stays half-updated.`;
+      return `**The re-run fails**${failure.error ? `: ${inertText(failure.error, { max: ERROR_LIMIT, lineStart: false })}` : ''}, and the data stays half-updated.`;
     default:
       return failure.half_updated
         ? `Until someone re-runs it, the data is **half-updated**: ${what} is ${v('after_crash')}, neither ${v('before')} (before) nor ${v('normal')} (after a normal run).`
@@ -55,9 +63,9 @@ export function crashFigure(failure: Failure, sourceLines?: readonly string[]): 
   return fill('crash-scenario', {
     crash: failure.crash === 'hard' ? 'hard crash (the process is killed)' : 'soft crash (the call raises)',
     line: failure.point.line + (failure.point.repetition > 1 ? ` (repetition ${failure.point.repetition})` : ''),
-    code: code ? ` (\`${code.replace(/`/g, "'")}\`)` : '',
+    code: raw(code ? ` (${inertCodeSpan(code, { max: 200 })})` : ''),
     mode: failure.mode,
-    table: evidenceTable(failure),
-    sentence: consequence(failure),
+    table: raw(evidenceTable(failure)),
+    sentence: raw(consequence(failure)),
   });
 }

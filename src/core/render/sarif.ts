@@ -1,8 +1,14 @@
 // A Review as SARIF 2.1.0, for code scanning and other SARIF readers. Pure.
 // partialFingerprints carry the findings' own fingerprints (rule, path and
 // normalized code), so a finding keeps its identity when lines move.
+// Text the PR controls keeps its full length here (SARIF is where the whole value
+// lives), made inert for plain-text viewers by inertPlain: markers, mentions and
+// tags broken by a zero-width space, control characters dropped. LLM-written
+// findings say so in their message and carry `llmWritten` in their properties.
 import { z } from 'zod';
 import type { Review, ReviewFinding } from '../review/model.ts';
+import { findingLabel } from './findings-text.ts';
+import { inertPlain } from './inert.ts';
 
 export const SARIF_SCHEMA = 'https://json.schemastore.org/sarif-2.1.0.json';
 export const FINGERPRINT_KEY = 'crashprobe/v1';
@@ -77,9 +83,9 @@ export function toSarif(review: Review, options: SarifOptions = {}): SarifLog {
     if (ruleIndex.has(finding.ruleId)) continue;
     ruleIndex.set(finding.ruleId, rules.length);
     rules.push({
-      id: finding.ruleId,
-      name: finding.title,
-      shortDescription: { text: finding.title || finding.ruleId },
+      id: inertPlain(finding.ruleId, 200),
+      name: inertPlain(finding.title, 500),
+      shortDescription: { text: inertPlain(finding.title || finding.ruleId, 1_000) || 'crashprobe finding' },
       defaultConfiguration: { level: LEVEL[finding.severity] },
       properties: { tags: ['crash-safety', finding.source] },
     });
@@ -102,20 +108,36 @@ function toResult(finding: ReviewFinding, index: number): SarifLog['runs'][numbe
   const { range } = finding;
   const endLine = Math.max(range.startLine, range.endLine);
   return {
-    ruleId: finding.ruleId,
+    ruleId: inertPlain(finding.ruleId, 200),
     ruleIndex: index,
     level: LEVEL[finding.severity],
-    message: { text: finding.hint ? `${finding.message}\nRepair: ${finding.hint}` : finding.message || finding.title },
+    message: { text: messageText(finding) },
     locations: [
       {
         physicalLocation: {
-          artifactLocation: { uri: finding.path, uriBaseId: '%SRCROOT%' },
+          artifactLocation: { uri: relativeUri(finding.path), uriBaseId: '%SRCROOT%' },
           // SARIF columns are 1-based; the model's are tree-sitter's 0-based ones.
           region: { startLine: Math.max(1, range.startLine), startColumn: range.startColumn + 1, endLine, endColumn: range.endColumn + 1 },
         },
       },
     ],
     partialFingerprints: { [FINGERPRINT_KEY]: finding.fingerprint },
-    properties: { source: finding.source, ...(finding.function ? { function: finding.function } : {}), confirmedByCrash: Boolean(finding.confirmedBy) },
+    properties: {
+      source: finding.source,
+      ...(finding.function ? { function: inertPlain(finding.function) } : {}),
+      confirmedByCrash: Boolean(finding.confirmedBy),
+      ...(finding.source === 'audit' ? { llmWritten: true } : {}),
+    },
   };
+}
+
+function messageText(finding: ReviewFinding): string {
+  const label = findingLabel(finding);
+  const text = `${label ? `${label}. ` : ''}${finding.message || finding.title}${finding.hint ? `\nRepair: ${finding.hint}` : ''}`;
+  return inertPlain(text) || finding.ruleId;
+}
+
+/** A repository path as a relative URI reference (RFC 3986): each segment percent-encoded, `/` kept. */
+export function relativeUri(path: string): string {
+  return path.split('/').map(encodeURIComponent).join('/');
 }
