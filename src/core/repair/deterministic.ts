@@ -10,6 +10,7 @@ import type { RepairCandidate } from './model.ts';
 import { atomicReplace } from './strategies/atomic-replace.ts';
 import { beginCommit } from './strategies/begin-commit.ts';
 import { claimThenWork } from './strategies/claim-then-work.ts';
+import { contentNamedFile } from './strategies/content-named-file.ts';
 import { idempotencyKey } from './strategies/idempotency-key.ts';
 import { keyedSendBeforeCommit } from './strategies/keyed-send-before-commit.ts';
 import { findFunction, ownTransaction } from './strategies/own-transaction.ts';
@@ -28,6 +29,7 @@ export const STRATEGIES: readonly RepairStrategy[] = [
   replaceNotRemove,
   atomicReplace,
   beginCommit,
+  contentNamedFile,
 ];
 
 /** The same chain with the helper-class transaction in place of the BEGIN lines. */

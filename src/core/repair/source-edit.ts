@@ -130,6 +130,14 @@ export function ensureImport(source: string, root: SyntaxNode, moduleName: strin
     : undefined;
   const future = imports.filter((s) => s.text.startsWith('from __future__'));
   const plain = imports.filter((s) => s.type === 'import_statement');
+  // Imports kept in alphabetical order stay so: the new one goes before the first that sorts after it.
+  const names = plain.map((s) => s.text.replace(/^import\s+/, ''));
+  const sorted = names.every((name, i) => i === 0 || names[i - 1]! <= name);
+  const next = sorted ? plain.find((s, i) => names[i]! > moduleName) : undefined;
+  if (next) {
+    const at = lineStart(source, next.startIndex);
+    return { start: at, end: at, text: `import ${moduleName}\n` };
+  }
   const after = plain.at(-1) ?? future.at(-1) ?? docstring;
   if (after) {
     const at = lineEnd(source, after.endIndex - 1);

@@ -119,6 +119,29 @@ describe('deterministic repairs', () => {
     );
   });
 
+  it('names a file the database points at by its content, and switches the row in the same transaction', () => {
+    const source = [
+      'import json', 'import os', '', '', 'def publish(conn, out_dir, rows):', '    conn.isolation_level = None',
+      '    for key, value in rows:', '        conn.execute("UPDATE settings SET value = ? WHERE key = ?", (value, key))',
+      '    data = dict(conn.execute("SELECT key, value FROM settings").fetchall())',
+      '    name = conn.execute("SELECT value FROM meta WHERE key = ?", ("export",)).fetchone()[0]',
+      '    with open(os.path.join(out_dir, name), "w") as f:', '        json.dump(data, f)', '',
+    ].join('\n');
+    const module = parseModule('app/mod.py', source);
+    const out = deterministicRepair({ module, qualname: 'publish', ruleIds: new Set(['in-place-file-rewrite', 'writes-rely-on-implicit-transaction']), resumable: false })!;
+    expect(out.strategies).toEqual(['atomic-replace', 'begin-commit', 'content-named-file']);
+    expect(out.source.startsWith('import hashlib\nimport json\nimport os\n')).toBe(true);
+    expect(out.source).toContain(
+      [
+        '    os.replace(tmp_path, target_path)',
+        '    conn.execute("UPDATE meta SET value = ? WHERE key = ?", (name, "export"))',
+        '    conn.commit()',
+      ].join('\n'),
+    );
+    expect(out.source).toContain('    name = f"{root.rsplit(\'-\', 1)[0]}-{digest}{ext}"');
+    expect(out.source.match(/conn\.commit\(\)/g)).toHaveLength(1);
+  });
+
   it('leaves alone a function that manages its own transaction', () => {
     expect(repair(['def f(conn):', '    conn.execute("BEGIN")', '    conn.execute("INSERT INTO t VALUES (1)")', '    conn.commit()', ''].join('\n'), 'f')).toBeUndefined();
   });
