@@ -2,14 +2,23 @@
 // pulls/files, files at the head commit from the contents API, and the head
 // tree as a tarball extracted to a temporary folder (for the crash harness,
 // and for reading once a review needs more files than a few API calls).
-import { createWriteStream } from 'node:fs';
-import { mkdtemp, readdir, readFile, rm, mkdir } from 'node:fs/promises';
+// The tarball is the pull request's to shape: it is downloaded and extracted under
+// limits, links that lead out of the tree are dropped, and every read from disk goes
+// through readInside (real path inside the real tree) — see ../checkout/safe-tree.ts.
+import { mkdtemp, rm, mkdir } from 'node:fs/promises';
 import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import os from 'node:os';
 import path from 'node:path';
-import * as tar from 'tar';
+import {
+  DEFAULT_TARBALL_LIMITS,
+  downloadTo,
+  extractTarball,
+  listRegularFiles,
+  readInside,
+  skippedNote,
+  type TarballLimits,
+} from '../checkout/safe-tree.ts';
 import type { ChangedFile, PullRequestSource } from '../../core/ports.ts';
 import type { GitHubClient, PullRequestRef } from './client.ts';
 import { githubCall, isNotFound } from './errors.ts';
@@ -25,6 +34,15 @@ export interface GitHubSourceOptions {
   workRoot?: string;
   /** After this many single-file API reads, the head tarball is fetched once and read from disk instead. */
   apiReadLimit?: number;
+  /** Limits on the head and base tarballs (size, entries, time); default DEFAULT_TARBALL_LIMITS. */
+  tarballLimits?: Partial<TarballLimits>;
+}
+
+interface Checkout {
+  temp: string;
+  tree: string;
+  /** What the extraction left out, as notes for the review. */
+  notes: string[];
 }
 
 export interface DisposablePullRequestSource extends PullRequestSource {
@@ -43,12 +61,12 @@ export function githubPullRequestSource(
   const where = `/repos/${owner}/${repo}`;
   const apiReadLimit = options.apiReadLimit ?? DEFAULT_API_READ_LIMIT;
   let changed: Promise<ChangedFile[]> | undefined;
-  let checkoutDir: Promise<{ temp: string; tree: string }> | undefined;
-  let baseDir: Promise<{ temp: string; tree: string }> | undefined;
+  let checkoutDir: Promise<Checkout> | undefined;
+  let baseDir: Promise<Checkout> | undefined;
   let apiReads = 0;
 
-  const checkout = () => (checkoutDir ??= downloadHead(octokit, head, options.workRoot));
-  const checkoutBase = () => (baseDir ??= downloadHead(octokit, head, options.workRoot, head.baseSha));
+  const checkout = () => (checkoutDir ??= downloadTree(octokit, head, options));
+  const checkoutBase = () => (baseDir ??= downloadTree(octokit, head, options, head.baseSha));
 
   return {
     repository: `${owner}/${repo}`,
@@ -63,7 +81,7 @@ export function githubPullRequestSource(
       ).then((files) => files.map(toChangedFile))),
 
     async readFile(file) {
-      if (checkoutDir || apiReads >= apiReadLimit) return readFromTree((await checkout()).tree, file);
+      if (checkoutDir || apiReads >= apiReadLimit) return readInside((await checkout()).tree, file);
       apiReads += 1;
       try {
         const response = await githubCall(`GET ${where}/contents/${file}`, () =>
@@ -83,16 +101,27 @@ export function githubPullRequestSource(
       const { data } = await githubCall(`GET ${where}/git/trees/${headSha}`, () =>
         octokit.rest.git.getTree({ owner, repo, tree_sha: headSha, recursive: 'true' }),
       );
-      // A truncated tree (over 100,000 entries) lists only part of the repository: walk the checkout instead.
-      if (data.truncated) return walk((await checkout()).tree);
-      return data.tree.filter((entry) => entry.type === 'blob' && entry.path).map((entry) => entry.path!);
+      // A truncated tree (over 100,000 entries) lists only part of the repository: list the checkout instead.
+      if (data.truncated) return listRegularFiles((await checkout()).tree);
+      // Regular files only (mode 100644 or 100755): no symlinks (120000), as in the checkout.
+      return data.tree.filter((entry) => entry.type === 'blob' && entry.path && entry.mode !== '120000').map((entry) => entry.path!);
     },
 
     checkout: async () => (await checkout()).tree,
 
     // The base: read from its tarball (one download, as a review that judges the base reads its targets and runs them).
-    readBaseFile: async (file) => readFromTree((await checkoutBase()).tree, file),
+    readBaseFile: async (file) => readInside((await checkoutBase()).tree, file),
     checkoutBase: async () => (await checkoutBase()).tree,
+
+    // What the checkouts made so far left out (links leading out of the tree, hard links, devices, FIFOs).
+    async skipped() {
+      const notes: string[] = [];
+      for (const dir of [checkoutDir, baseDir]) {
+        const done = await dir?.catch(() => undefined);
+        if (done) notes.push(...done.notes);
+      }
+      return notes;
+    },
 
     async dispose() {
       for (const dir of [checkoutDir, baseDir]) {
@@ -112,43 +141,31 @@ function toChangedFile(file: { filename: string; status: string; previous_filena
   return changed;
 }
 
-async function downloadHead(octokit: GitHubClient, head: PullRequestHead, workRoot?: string, sha = head.headSha): Promise<{ temp: string; tree: string }> {
-  const root = workRoot ?? os.tmpdir();
+async function downloadTree(octokit: GitHubClient, head: PullRequestHead, options: GitHubSourceOptions, sha = head.headSha): Promise<Checkout> {
+  const limits: TarballLimits = { ...DEFAULT_TARBALL_LIMITS, ...options.tarballLimits };
+  const which = sha === head.headSha ? 'head' : 'base';
+  const root = options.workRoot ?? os.tmpdir();
   await mkdir(root, { recursive: true });
-  const temp = await mkdtemp(path.join(root, sha === head.headSha ? 'crashprobe-head-' : 'crashprobe-base-'));
+  const temp = await mkdtemp(path.join(root, `crashprobe-${which}-`));
   try {
+    const started = Date.now();
     // Unparsed, so the archive streams to disk whatever content type it comes with.
     const { data } = await githubCall(`GET /repos/${head.owner}/${head.repo}/tarball/${sha}`, () =>
       octokit.rest.repos.downloadTarballArchive({ owner: head.owner, repo: head.repo, ref: sha, request: { parseSuccessResponseBody: false } }),
     );
-    const archive = path.join(temp, 'head.tar.gz');
-    await pipeline(Readable.fromWeb(data as unknown as WebReadableStream), createWriteStream(archive));
+    const archive = path.join(temp, `${which}.tar.gz`);
+    await downloadTo(Readable.fromWeb(data as unknown as WebReadableStream), archive, limits.maxDownloadBytes, undefined, limits.timeoutMs);
     const tree = path.join(temp, 'tree');
     await mkdir(tree);
-    // GitHub's tarball holds one top folder (owner-repo-sha/); strip it. tar refuses absolute paths and `..` by default.
-    await tar.x({ file: archive, cwd: tree, strip: 1 });
+    // GitHub's tarball holds one top folder (owner-repo-sha/); strip it. Download and extraction share the time limit.
+    const { droppedLinks, droppedEntries } = await extractTarball(archive, tree, {
+      strip: 1,
+      limits: { ...limits, timeoutMs: Math.max(1, limits.timeoutMs - (Date.now() - started)) },
+    });
     await rm(archive);
-    return { temp, tree };
+    return { temp, tree, notes: skippedNote(`${which} checkout`, droppedLinks, droppedEntries) };
   } catch (error) {
-    await rm(temp, { recursive: true, force: true });
+    await rm(temp, { recursive: true, force: true, maxRetries: 5 });
     throw error;
   }
-}
-
-async function readFromTree(tree: string, file: string): Promise<string | undefined> {
-  const full = path.resolve(tree, file);
-  if (!full.startsWith(tree + path.sep)) return undefined;
-  try {
-    return await readFile(full, 'utf8');
-  } catch {
-    return undefined;
-  }
-}
-
-async function walk(tree: string): Promise<string[]> {
-  const entries = await readdir(tree, { recursive: true, withFileTypes: true });
-  return entries
-    .filter((entry) => entry.isFile())
-    .map((entry) => path.relative(tree, path.join(entry.parentPath, entry.name)).split(path.sep).join('/'))
-    .sort();
 }
