@@ -31,6 +31,8 @@ export interface PullRequestSource {
   readBaseFile?(path: string): Promise<string | undefined>;
   /** A local folder holding the base commit's tree, for judging the targets at the base (created on first call). Absent: the base is not judged. */
   checkoutBase?(): Promise<string>;
+  /** Notes on what the checkouts made so far left out (symlinks leading out of the tree, hard links, devices). */
+  skipped?(): Promise<string[]>;
 }
 
 export interface HarnessRunner {
@@ -45,6 +47,15 @@ export interface CommentSink {
 export interface Store {
   get(key: string): string | undefined;
   set(key: string, value: string): void;
+}
+
+/**
+ * One tenant's part of a shared store (the App: an installation's repository). Nothing cached
+ * for one repository, verdicts or LLM answers, is ever read back for another.
+ */
+export function scopedStore(store: Store, scope: string): Store {
+  const prefix = `scope ${JSON.stringify(scope)}\0`;
+  return { get: (key) => store.get(prefix + key), set: (key, value) => store.set(prefix + key, value) };
 }
 
 export interface Logger {

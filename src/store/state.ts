@@ -1,7 +1,7 @@
 // The App's durable state in one SQLite file (WAL): webhook deliveries seen,
 // the job queue, fingerprints posted, and the verdict cache behind the core's
 // Store port. Survives a restart; a killed worker's job is taken up again.
-import { mkdirSync } from 'node:fs';
+import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import type { Store } from '../core/ports.ts';
@@ -104,13 +104,24 @@ function toJob(row: JobRow): Job {
   };
 }
 
+/**
+ * The state holds every installation's cached verdicts and posted fingerprints: readable by the
+ * App's user only (folder 0700 when made here, file 0600; SQLite gives its -wal and -shm files
+ * the database file's mode), never by a crash run or another local user.
+ */
+function createPrivately(file: string): void {
+  mkdirSync(path.dirname(path.resolve(file)), { recursive: true, mode: 0o700 });
+  closeSync(openSync(file, 'a', 0o600));
+  chmodSync(file, 0o600);
+}
+
 export class CrashprobeState {
   readonly db: Database.Database;
   readonly maxAttempts: number;
   private readonly now: () => number;
 
   constructor(file: string, options: StateOptions = {}) {
-    if (file !== ':memory:') mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+    if (file !== ':memory:') createPrivately(file);
     this.db = new Database(file);
     this.db.pragma('journal_mode = WAL');
     // Another process (a second app instance, or the one being restarted) may hold the write lock briefly.

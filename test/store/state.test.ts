@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -36,6 +37,12 @@ describe('state file', () => {
     expect(state.verdicts.get('missing')).toBeUndefined();
     expect([...state.fingerprints.posted('octo/shop', 7)].sort()).toEqual(['fp-1', 'fp-2']);
     expect(state.fingerprints.posted('octo/shop', 8).size).toBe(0);
+  });
+
+  it("is readable by the App's user only: file and WAL 0600, a folder it makes 0700 (issue 9)", () => {
+    state.recordDelivery('d-1', 'pull_request');
+    for (const f of [file, `${file}-wal`]) expect({ f, mode: (statSync(f).mode & 0o777).toString(8) }).toEqual({ f, mode: '600' });
+    expect((statSync(path.dirname(file)).mode & 0o777).toString(8)).toBe('700');
   });
 });
 

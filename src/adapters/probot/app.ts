@@ -1,7 +1,7 @@
 // The Probot app: webhook handlers that only record the delivery and queue a
 // job (answering GitHub at once), and a worker pool that runs the jobs.
 import type { ApplicationFunctionOptions, Context, Probot } from 'probot';
-import type { LlmClient, Logger } from '../../core/ports.ts';
+import type { LlmClient, Logger, Store } from '../../core/ports.ts';
 import { reviewPullRequest } from '../../core/review/review.ts';
 import { openState, type CrashprobeState } from '../../store/state.ts';
 import { CHECK_NAME } from '../github/check-run.ts';
@@ -20,7 +20,7 @@ export interface AppDeps {
   review: ReviewFunction;
   harness(config: CrashprobeConfig, logger: Logger): Promise<HarnessChoice>;
   /** The audit's LLM for a repository's config; absent: the audit is the static checks. */
-  llm?(config: CrashprobeConfig, logger: Logger): LlmClient | undefined;
+  llm?(config: CrashprobeConfig, logger: Logger, store: Store): LlmClient | undefined;
   concurrency: number;
   leaseMs?: number;
   pollMs?: number;

@@ -3,16 +3,16 @@
 // Every step is safe to repeat, so a job killed half-way runs again from the top.
 import { z } from 'zod';
 import { ConfigError, parseConfig, type CrashprobeConfig } from '../../core/config/schema.ts';
-import type { HarnessRunner, LlmClient, Logger, PullRequestSource, Store } from '../../core/ports.ts';
+import { scopedStore, type HarnessRunner, type LlmClient, type Logger, type PullRequestSource, type Store } from '../../core/ports.ts';
 import type { Review } from '../../core/review/model.ts';
 import type { GitHubClient } from '../github/client.ts';
-import { completeCheckRun, reviewOutcome, startCheckRun } from '../github/check-run.ts';
 import { githubCall, GitHubApiError } from '../github/errors.ts';
+import { failedOutcome, refusedReview } from '../github/fail-closed.ts';
 import { githubPullRequestSource } from '../github/pull-request-source.ts';
-import { publishReview } from '../github/publish.ts';
+import { reviewPublisher } from '../github/publisher.ts';
 import type { CrashprobeState, Job } from '../../store/state.ts';
 import { isRetryable } from './worker-pool.ts';
-import { harnessOffReason } from '../harness.ts';
+import { harnessOffReason, type HarnessChoice as SharedHarnessChoice } from '../harness.ts';
 
 export const CONFIG_PATH = '.github/crashprobe.yml';
 
@@ -24,7 +24,7 @@ export const reviewJobSchema = z.object({
   number: z.number().int().optional(),
   /** The head the event was about; absent when the job reviews whatever the head is now. */
   headSha: z.string().optional(),
-  /** A re-run asked for (check run re-requested, `/crashprobe review`): a new check run even if the head had one. */
+  /** A re-run asked for (check run re-requested, `/crashprobe review`): reviewed even if the head moved on; its check run is reused. */
   rerun: z.boolean().default(false),
   event: z.string(),
 });
@@ -36,10 +36,8 @@ export type ReviewFunction = (
   deps: { harness?: HarnessRunner; harnessOffReason?: string; store: Store; logger: Logger; llm?: LlmClient },
 ) => Promise<Review>;
 
-export interface HarnessChoice {
-  harness?: HarnessRunner;
-  offReason?: string;
-}
+/** The shared harness choice; `refusal` (the sandbox could not start where it is required) may not let the review pass. */
+export type HarnessChoice = SharedHarnessChoice & { refusal?: string };
 
 /** What Probot's octokit adds: `config.get` reads a file from the default branch (what `context.config` uses). */
 export interface AppOctokit extends GitHubClient {
@@ -54,12 +52,12 @@ export interface ReviewJobDeps {
   /** The crash harness for a pull request whose code may run. */
   harness(config: CrashprobeConfig, logger: Logger): Promise<HarnessChoice>;
   logger: Logger;
-  appId?: number;
+  appId: number;
   /** The app's bot login (`slug[bot]`): only its comments are reconciled. */
-  botLogin?: string;
+  botLogin: string;
   workRoot?: string;
   /** The LLM for the audit, from the app's environment and the repository's `audit.model`; absent: static checks only. */
-  llm?(config: CrashprobeConfig, logger: Logger): LlmClient | undefined;
+  llm?(config: CrashprobeConfig, logger: Logger, store: Store): LlmClient | undefined;
 }
 
 export type ReviewJobOutcome = 'reviewed' | 'config-error' | 'skipped';
@@ -80,13 +78,23 @@ export async function runReviewJob(job: Job, octokit: AppOctokit, deps: ReviewJo
   const headSha = pr.head.sha;
   const fromFork = pr.head.repo?.full_name !== pr.base.repo.full_name;
 
-  const checkRun = async () => {
-    if (job.checkRunId) return job.checkRunId;
-    const id = await startCheckRun(octokit, { owner, repo }, headSha, { reuseExisting: !payload.rerun, appId: deps.appId });
-    deps.state.setCheckRun(job.id, id);
-    job.checkRunId = id;
-    return id;
-  };
+  // The one publisher (shared with the Action): crashprobe's check run on this head, created or taken up again
+  // (a re-run, or a job restarted after a kill, reuses it), the review reconciled, the check run completed.
+  const publisher = reviewPublisher(
+    octokit,
+    { owner, repo, number, headSha },
+    {
+      author: { login: deps.botLogin },
+      appId: deps.appId,
+      checkRunId: job.checkRunId ?? undefined,
+      onCheckRun: (id) => {
+        deps.state.setCheckRun(job.id, id);
+        job.checkRunId = id;
+      },
+      ledger: deps.state.fingerprints,
+      logger: log,
+    },
+  );
 
   let config: CrashprobeConfig;
   try {
@@ -94,38 +102,40 @@ export async function runReviewJob(job: Job, octokit: AppOctokit, deps: ReviewJo
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     // The maintainer must fix the file; a review by other rules would mislead, so only the check run says so.
-    await completeCheckRun(octokit, { owner, repo }, await checkRun(), configErrorOutcome(error));
+    await publisher.conclude(configErrorOutcome(error));
     log.warn(`${label}: ${error.message}`);
     return 'config-error';
   }
   if (pr.draft && !config.drafts) return skip(log, `${label} is a draft (set \`drafts: true\` to review drafts)`);
 
-  const checkRunId = await checkRun();
+  await publisher.start();
   const source = githubPullRequestSource(octokit, { owner, repo, number, baseSha: pr.base.sha, headSha, fromFork }, { workRoot: deps.workRoot });
   try {
     const harness = await chooseHarness(config, fromFork, deps, log);
-    const llm = deps.llm?.(config, log);
-    const review = await deps.review(source, config, { harness: harness.harness, harnessOffReason: harness.offReason, store: deps.state.verdicts, logger: log, llm });
-    const result = await publishReview(octokit, { owner, repo, number }, review, await source.changedFiles(), {
-      ledger: deps.state.fingerprints,
-      author: deps.botLogin,
+    const store = scopedStore(deps.state.verdicts, `${payload.installationId}/${owner}/${repo}`);
+    const llm = deps.llm?.(config, log, store);
+    let review = await deps.review(source, config, {
+      harness: harness.harness,
+      harnessOffReason: harness.refusal ?? harness.offReason,
+      store,
       logger: log,
+      llm,
     });
-    await completeCheckRun(octokit, { owner, repo }, checkRunId, reviewOutcome(review));
+    if (harness.refusal) review = refusedReview(review, harness.refusal);
+    const report = await publisher.publish(review, await source.changedFiles(), config.max_inline_comments);
+    const result = report.result;
     log.info(
-      `${label}@${headSha.slice(0, 7)}: ${review.conclusion}; ${result.posted.length} new comment(s), ${result.unchanged.length} unchanged, ${result.resolved.length} resolved, summary ${result.summary}`,
+      `${label}@${headSha.slice(0, 7)}: ${review.conclusion}; ` +
+        (result
+          ? `${result.posted.length} new comment(s), ${result.unchanged.length} unchanged, ${result.resolved.length} resolved, ${result.reopened.length} reopened, summary ${result.summary}`
+          : `not posted on the pull request (${report.refusals.join(' ')})`) +
+        `; conclusion on the ${report.check}`,
     );
     return 'reviewed';
   } catch (error) {
-    // Out of retries, the check run must not spin forever: it ends neutral with the reason.
+    // Out of retries, the check run must not spin forever, nor pass: it fails with the reason (fail closed).
     const finalAttempt = !isRetryable(error) || job.attempts >= deps.state.maxAttempts;
-    if (finalAttempt) {
-      await completeCheckRun(octokit, { owner, repo }, checkRunId, {
-        conclusion: 'neutral',
-        title: 'crashprobe could not finish the review',
-        summary: `${(error as Error).message}\n\nRe-run the check to try again.`,
-      }).catch(() => undefined);
-    }
+    if (finalAttempt) await publisher.conclude(failedOutcome((error as Error).message)).catch(() => undefined);
     throw error;
   } finally {
     await source.dispose();

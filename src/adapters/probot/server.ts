@@ -1,30 +1,27 @@
-// The App as a web server, from its settings: Probot's Server, the state file, the worker pool.
-import { Probot, Server } from 'probot';
+// The App as a web server, from its settings: a node http server in front of Probot's
+// middleware (so the webhook body is capped before it is buffered), the state file, the worker pool.
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createNodeMiddleware, Probot } from 'probot';
 import { chooseHarness } from '../harness.ts';
 import { llmClientFromEnv } from '../llm-settings.ts';
 import { reviewPullRequest } from '../../core/review/review.ts';
 import { openState } from '../../store/state.ts';
 import crashprobeApp, { type CrashprobeApp } from './app.ts';
 import type { AppSettings } from './settings.ts';
+import { BodyTooLargeError, readCappedBody } from './webhook-body.ts';
 
 export async function startServer(settings: AppSettings): Promise<{ server: Server; app: CrashprobeApp; stop(): Promise<void> }> {
   const state = openState(settings.statePath);
-  const server = new Server({
-    Probot: Probot.defaults({
-      appId: settings.appId,
-      privateKey: settings.privateKey,
-      secret: settings.webhookSecret,
-      baseUrl: settings.baseUrl,
-      logLevel: settings.logLevel,
-    }),
-    port: settings.port,
-    host: settings.host,
-    webhookPath: settings.webhookPath,
-    enableStaticFiles: false,
+  const probot = new Probot({
+    appId: settings.appId,
+    privateKey: settings.privateKey,
+    secret: settings.webhookSecret,
+    baseUrl: settings.baseUrl,
+    logLevel: settings.logLevel,
   });
   let app: CrashprobeApp | undefined;
-  await server.load((probot, options) => {
-    app = crashprobeApp(probot, options, {
+  const middleware = await createNodeMiddleware((loaded, options) => {
+    app = crashprobeApp(loaded, options, {
       state,
       review: reviewPullRequest,
       // The harness needs python3 on the server; without it the review says so and goes on statically.
@@ -32,22 +29,53 @@ export async function startServer(settings: AppSettings): Promise<{ server: Serv
       harness: (config, logger) =>
         chooseHarness(config, { enabled: true, fromFork: false, python: settings.python, searchPath: settings.searchPath }, logger),
       concurrency: settings.concurrency,
-      llm: (config, logger) => {
-        const { client, warning } = llmClientFromEnv(settings.llmEnv, config.audit.model, { store: state.verdicts, logger });
+      llm: (config, logger, store) => {
+        const { client, warning } = llmClientFromEnv(settings.llmEnv, config.audit.model, { store, logger });
         if (warning) logger.warn(warning);
         return client;
       },
     });
+  }, { probot, webhooksPath: settings.webhookPath });
+
+  const server = createServer((request, response) => {
+    if (request.method === 'GET' && request.url === '/ping') {
+      response.writeHead(200).end('PONG');
+      return;
+    }
+    webhookBody(request).then(
+      (body) => {
+        if (body !== undefined) (request as IncomingMessage & { body?: string }).body = body;
+        return middleware(request, response, () => response.writeHead(404).end());
+      },
+      (error: unknown) => {
+        // Never the payload in the log: only why it was refused.
+        const tooLarge = error instanceof BodyTooLargeError;
+        probot.log.warn(`webhook refused: ${error instanceof Error ? error.message : String(error)}`);
+        if (!response.headersSent) response.writeHead(tooLarge ? 413 : 400, { connection: 'close' }).end(tooLarge ? 'payload too large\n' : 'bad request\n');
+      },
+    ).catch((error: unknown) => {
+      probot.log.error(`webhook handling failed: ${error instanceof Error ? error.message : String(error)}`);
+      if (!response.headersSent) response.writeHead(500).end();
+    });
   });
-  await server.start();
+  const webhookBody = async (request: IncomingMessage): Promise<string | undefined> => {
+    const webhook = request.method === 'POST' && new URL(request.url ?? '/', 'http://app').pathname === settings.webhookPath;
+    return webhook ? readCappedBody(request) : undefined;
+  };
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(settings.port, settings.host, () => resolve());
+  });
   return {
     server,
     app: app!,
     async stop() {
       await app?.stop();
-      await server.stop();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
       state.close();
     },
   };
 }
-

@@ -67,11 +67,21 @@ export class WorkerPool {
     }
   }
 
-  /** Stops claiming and waits for the jobs in hand. */
-  async stop(): Promise<void> {
+  /**
+   * Stops claiming and waits for the jobs in hand, at most `graceMs` (a deployment's SIGTERM
+   * gives about 10 s). A job still running then stays claimed by this process; the next start
+   * sees its owner gone and runs it again, so nothing is lost.
+   */
+  async stop(graceMs = 8_000): Promise<void> {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
-    await Promise.allSettled([...this.running]);
+    let timer: NodeJS.Timeout | undefined;
+    const grace = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, graceMs);
+    });
+    await Promise.race([Promise.allSettled([...this.running]), grace]);
+    clearTimeout(timer);
+    if (this.running.size) this.options.logger.warn(`stopping with ${this.running.size} job(s) unfinished: the next start runs them again`);
   }
 
   /** Resolves when no job is running (tests). */

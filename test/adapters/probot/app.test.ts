@@ -16,6 +16,11 @@ afterEach(async () => {
   nock.cleanAll();
 });
 
+/** The review threads GraphQL answers when crashprobe's comment 11 is an open thread (nothing to resolve or reopen). */
+const OPEN_THREAD_11 = {
+  data: { repository: { pullRequest: { reviewThreads: { pageInfo: { hasNextPage: false, endCursor: null }, nodes: [{ id: 'T11', isResolved: false, comments: { nodes: [{ databaseId: 11 }] } }] } } } },
+};
+
 function openedPayload() {
   return webhookExample('pull_request', 'opened');
 }
@@ -80,6 +85,7 @@ describe('crashprobe Probot app', () => {
       [
         {
           "body": {
+            "external_id": "crashprobe-review",
             "head_sha": "ec26c3e57ca3a959ca5aad62de7213c562f8c821",
             "name": "crashprobe",
             "output": {
@@ -247,12 +253,15 @@ describe('crashprobe Probot app', () => {
 
     payload.comment.body = '/crashprobe review please';
     const scope = nockJobStart(pr)
-      // A re-run asks for a new check run: no lookup of the old one.
+      // A re-run takes up crashprobe's check run on the head when there is one (the one publisher's rule); here there is none.
+      .get(`${repo}/commits/${pr.head.sha}/check-runs`).query(true)
+      .reply(200, { total_count: 0, check_runs: [] })
       .post(`${repo}/check-runs`).reply(201, { id: 903 })
       .get(`${repo}/pulls/1/files`).query(true)
       .reply(200, [{ filename: 'shop/orders.py', status: 'modified', patch: ORDERS_PATCH }])
       .get(`${repo}/pulls/1/comments`).query(true)
       .reply(200, [{ id: 11, body: comment('fp-send', 3).body, user: { login: 'crashprobe[bot]', type: 'Bot' } }])
+      .post('/graphql').reply(200, OPEN_THREAD_11)
       .get(`${repo}/issues/1/comments`).query(true).reply(200, [])
       .post(`${repo}/issues/1/comments`).reply(201, { id: 8 })
       .patch(`${repo}/check-runs/903`).reply(200, { id: 903 });
@@ -282,6 +291,7 @@ describe('crashprobe Probot app', () => {
       // The review was posted before the kill: its fingerprint is there, so no second review.
       .get(`${repo}/pulls/2/comments`).query(true)
       .reply(200, [{ id: 11, body: comment('fp-send', 3).body, user: { login: 'crashprobe[bot]', type: 'Bot' } }])
+      .post('/graphql').reply(200, OPEN_THREAD_11)
       .get(`${repo}/issues/2/comments`).query(true).reply(200, [])
       .post(`${repo}/issues/2/comments`).reply(201, { id: 9 })
       .patch(`${repo}/check-runs/904`).reply(200, { id: 904 });

@@ -61,4 +61,27 @@ describe('WorkerPool', () => {
     expect(state.jobByKey('flaky')?.status).toBe('done');
     expect(state.jobByKey('broken')).toMatchObject({ status: 'failed', lastError: 'the payload is not a pull request' });
   });
+
+  it('stops within its grace on SIGTERM though a job is still running, and a new start runs that job again', async () => {
+    state.enqueue('slow', {});
+    let release: () => void = () => {};
+    const blocked = new Promise<void>((resolve) => (release = resolve));
+    const pool = new WorkerPool(state, () => blocked, { concurrency: 1, logger: silentLogger, pollMs: 10, owner: 'gone-host:1' });
+    pool.start();
+    while (state.jobs('running').length === 0) await new Promise((r) => setTimeout(r, 5));
+    const started = Date.now();
+    await pool.stop(100);
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect(state.jobByKey('slow')?.status).toBe('running');
+    // The next process: the owner is another host's, so its lease decides; a released job runs again.
+    const again: string[] = [];
+    state.releaseAbandoned(() => false);
+    const next = new WorkerPool(state, async (job) => void again.push(job.key), { concurrency: 1, logger: silentLogger, pollMs: 10 });
+    next.start();
+    await next.idle();
+    while (state.jobByKey('slow')?.status !== 'done') await new Promise((r) => setTimeout(r, 5));
+    await next.stop();
+    release();
+    expect(again).toEqual(['slow']);
+  });
 });
