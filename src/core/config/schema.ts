@@ -54,6 +54,16 @@ export const configSchema = z
           .describe('Run the crash harness (which runs the code) on pull requests from forks'),
         isolation: z.enum(['fork', 'spawn']).default('fork'),
         timeout_seconds: z.number().int().min(1).max(600).default(20).describe('Wall-clock limit of one run'),
+        budget: z
+          .object({
+            scenario_files: z.number().int().min(1).max(500).default(20).describe('Scenario files crash-tested per harness pass (the head, and the base); the rest are named as skipped'),
+            scenarios: z.number().int().min(1).max(5000).default(100).describe('No further scenario file starts once this many scenarios were judged in the review'),
+            runs: z.number().int().min(1).max(1_000_000).default(20_000).describe('No further scenario file starts once this many runs were made in the review'),
+            minutes: z.number().min(0.1).max(120).default(10).describe('Harness time per review: no file starts after it, and a running file is stopped at it'),
+          })
+          .strict()
+          .default({})
+          .describe('What one review may spend on the crash harness; what it skips is named in the review'),
       })
       .strict()
       .default({}),

@@ -65,5 +65,5 @@ export function baseChangeLead(functions: readonly FunctionVerdict[], failsCheck
       ? 'A regression against the base fails this check (`fail_on`).'
       : 'A regression against the base; `fail_on: never` keeps this check from failing.'
     : '';
-  return fill('base-changes', { lines: raw(lines.join('\n')), footer });
+  return fill('base-changes', { lines: raw(lines.join('\n')), footer: raw(footer) });
 }

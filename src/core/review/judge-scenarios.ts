@@ -64,6 +64,7 @@ export async function judgeScenarios(input: JudgeInput): Promise<Judged> {
   }
   const running = toRun.slice(0, input.maxRuns);
   for (const { plan } of toRun.slice(input.maxRuns)) out.notRun.set(plan.path, `budget (${input.maxRuns} scenario files per review)`);
+  if (running.length === 0) return out;
   const headTree = await input.headCheckout();
   const tree = commit.name === 'head' ? headTree : await commit.checkout();
   const files = running.map(({ plan }) => scenarioFileIn(headTree, tree, plan.path));

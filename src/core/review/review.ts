@@ -21,7 +21,7 @@ import { scenarioTemplate } from './scenario-template.ts';
 import { repairReviewedFunctions, type AppliedRepair, type ReviewRepairInput } from '../repair/review-repairs.ts';
 import { needsRepair } from '../repair/repair.ts';
 import { pathFilter, scenarioTargets } from './scenario-files.ts';
-import { callGraphReach, selectScenarios } from './scenario-selection.ts';
+import { callGraphReach, selectScenarios, type ScenarioPlan } from './scenario-selection.ts';
 import { judgeScenarios, scenarioFileIn } from './judge-scenarios.ts';
 import { judgeBase } from './judge-base.ts';
 import { baseChangeLead } from './base-change.ts';
@@ -36,6 +36,11 @@ export interface ReviewDeps {
   harnessOffReason?: string;
   /** Present: the multi-pass LLM audit runs on the changed files. Absent: the audit is the static checks. */
   llm?: LlmClient;
+  /**
+   * Trusted markdown said when `llm` is absent, naming how this adapter configures a model (the Action: its
+   * `model` and `*-api-key` inputs). Absent: the default note (config file and environment variables).
+   */
+  noLlmNote?: string;
   /** False: no repairs are made (each one is crash-tested, which costs a harness run per candidate). */
   repairs?: boolean;
   /** Scenario files crash-tested per commit in one review, beyond the cached ones (default 40). */
@@ -113,12 +118,13 @@ export async function reviewPullRequest(source: PullRequestSource, config: Crash
     const text = (await source.readFile(p)) ?? '';
     scenarioFiles.push({ path: p, text, targets: scenarioTargets(text) });
   }
+  const reachesTouched = callGraphReach(index, touchedSet);
   const plans = selectScenarios({
     scenarioFiles,
     touched: touchedSet,
     changedPaths,
     lastFootprint: (p) => lastFootprint(deps.store, p),
-    reachesTouched: callGraphReach(index, touchedSet),
+    reachesTouched,
   });
   for (const plan of plans) logger.info(`${plan.path}: runs (${plan.why})`);
   const headSourceOf = async (target: string) => {
@@ -148,7 +154,11 @@ export async function reviewPullRequest(source: PullRequestSource, config: Crash
   type Row = { module: PyModule; report: FunctionReport; affected: boolean };
   const rows: Row[] = writers.map((w) => ({ module: w.module, report: w.report, affected: false }));
   const shown = new Set(rows.map((r) => `${r.module.path}:${r.report.fn.qualname}`));
-  for (const target of plans.flatMap((p) => p.targets)) {
+  // A file that runs because one of its targets was touched may hold scenarios of unrelated
+  // functions: those are not this change's business (their verdicts are not shown or counted).
+  const relevant = (plan: ScenarioPlan, target: string) =>
+    touchedSet.has(target) || plan.why !== 'target touched' || changedPaths.has(plan.path) || reachesTouched(target);
+  for (const target of plans.flatMap((plan) => plan.targets.filter((t) => relevant(plan, t)))) {
     if (shown.has(target)) continue;
     const [p, qualname] = splitTarget(target);
     const module = await readModule(p);
@@ -243,6 +253,7 @@ export async function reviewPullRequest(source: PullRequestSource, config: Crash
     const scenarioFile = (p: string) => scenarioFileIn(checkout, checkout, p);
     repairs = (await repairReviewedFunctions({ functions: toRepair, checkout, scenarioFile, harness, cache: deps.store, llm, logger, findings: matched, hunkLines, notes })).applicable;
   }
+  notes.push(...((await source.skipped?.()) ?? [])); // what the checkouts left out (links leading out of the tree, …)
   const review = renderReview({
     repository: source.repository,
     headSha: source.headSha,
@@ -255,6 +266,7 @@ export async function reviewPullRequest(source: PullRequestSource, config: Crash
     sources,
     maxInline: config.max_inline_comments,
     auditConfigured: Boolean(deps.llm),
+    ...(deps.noLlmNote !== undefined ? { noLlmNote: deps.noLlmNote } : {}),
     lead,
   });
   return repairs ? { ...review, repairs } : review;
