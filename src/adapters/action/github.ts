@@ -1,18 +1,15 @@
-// The Action's GitHub: an Octokit on the runner's API URL and token, the pull
-// request as the github adapter reads it, with the head files taken from the
-// workspace the job checked out, and the review posted by the github adapter.
+// The Action's GitHub: an Octokit on the runner's API URL and token (quiet: its
+// own request log would print "POST …/reviews - 403 with id UNKNOWN" to stderr),
+// the pull request as the github adapter reads it, with the head files taken from
+// the workspace the job checked out, the config read at the base commit, and the
+// one publisher the App uses too.
 import { readdirSync } from 'node:fs';
-import { readdir, readFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, realpath, rm, unlink } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
+import { execa } from 'execa';
 import { Octokit } from '@octokit/rest';
-import {
-  completeCheckRun,
-  githubPullRequestSource,
-  publishReview,
-  reviewOutcome,
-  startCheckRun,
-  type GitHubClient,
-} from '../github/index.ts';
+import { githubPullRequestSource, readFileAt, reviewPublisher, type Author, type GitHubClient } from '../github/index.ts';
 import type { PullRequestSource } from '../../core/ports.ts';
 import type { PullRequestEvent } from './event.ts';
 import type { GitHubConnection } from './runner.ts';
@@ -21,8 +18,13 @@ import type { ActionSettings } from './settings.ts';
 /** Folders a workflow's earlier steps fill that are not the repository's code. */
 const NOT_THE_REPOSITORY = new Set(['.git', 'node_modules', '__pycache__', '.venv', 'venv', '.tox', '.mypy_cache', '.pytest_cache']);
 
+/** Who `${{ github.token }}` posts as; a check run owned by another app (an app token) names its own bot instead. */
+export const ACTIONS_BOT: Author = { login: 'github-actions[bot]', id: 41898282 };
+
+const quiet = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} };
+
 export function connectGitHub(settings: ActionSettings, event: PullRequestEvent): GitHubConnection {
-  const octokit = new Octokit({ auth: settings.token, baseUrl: settings.github.apiUrl, userAgent: 'crashprobe-action' });
+  const octokit = new Octokit({ auth: settings.token, baseUrl: settings.github.apiUrl, userAgent: 'crashprobe-action', log: quiet });
   return connectWith(octokit, settings, event);
 }
 
@@ -32,39 +34,110 @@ export function connectWith(octokit: GitHubClient, settings: ActionSettings, eve
   // Without a checkout step the workspace is empty, and under pull_request_target it holds the base, not the head:
   // then the github adapter reads the head through the API and a tarball.
   const headOnDisk = settings.github.eventName !== 'pull_request_target' && readdirSync(settings.github.workspace).length > 0;
-  const source = headOnDisk ? workspaceSource(remote, settings.github.workspace) : remote;
+  const source = headOnDisk ? workspaceSource(remote, settings.github.workspace, event.baseSha) : remote;
+  const publisher = reviewPublisher(octokit, { ...pr, headSha: event.headSha }, { author: ACTIONS_BOT, authorFromCheckRun: true });
   return {
     source,
-    async publish(review) {
-      try {
-        await publishReview(octokit, pr, review, await source.changedFiles());
-        // The job is a check of its own; this one carries the conclusion and the annotations on the diff, as the App's does.
-        const checkRunId = await startCheckRun(octokit, pr, event.headSha);
-        await completeCheckRun(octokit, pr, checkRunId, reviewOutcome(review));
-      } finally {
-        await remote.dispose();
-      }
+    publisher: {
+      start: () => publisher.start(),
+      publish: async (review) => publisher.publish(review, await source.changedFiles()),
+      conclude: (outcome) => publisher.conclude(outcome),
+    },
+    async readBaseFile(file) {
+      // The base commit is in the checkout when the workflow fetched it; otherwise the contents API has it.
+      const local = await gitShow(settings.github.workspace, event.baseSha, file);
+      return local.found ? local.text : readFileAt(octokit, pr, file, event.baseSha);
+    },
+    dispose: async () => {
+      await (source as DisposableSource).disposeLocal?.();
+      await remote.dispose();
     },
   };
+}
+
+type DisposableSource = PullRequestSource & { disposeLocal?(): Promise<void> };
+
+/**
+ * A file at a commit of the checkout's git database, or `found: false` when the commit is not
+ * there (a shallow checkout of the head). `cat-file` is plumbing: no textconv, filters or hooks
+ * a pull request's `.gitattributes` could name.
+ */
+async function gitShow(workspace: string, commit: string, file: string): Promise<{ found: true; text: string | undefined } | { found: false }> {
+  if (!(await hasCommit(workspace, commit))) return { found: false };
+  const blob = await git(workspace, 'cat-file', 'blob', `${commit}:${file}`);
+  return { found: true, text: blob.exitCode === 0 ? blob.stdout : undefined };
+}
+
+const git = (workspace: string, ...args: string[]) =>
+  execa('git', ['-c', 'core.hooksPath=/dev/null', ...args], { cwd: workspace, reject: false, stripFinalNewline: false });
+
+/** Whether the checkout's git database has `commit` (a full hex id only: nothing a ref name could redirect). */
+async function hasCommit(workspace: string, commit: string): Promise<boolean> {
+  if (!/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(commit)) return false;
+  const found = await git(workspace, 'cat-file', '-e', `${commit}^{commit}`).catch(() => undefined);
+  return found?.exitCode === 0;
 }
 
 /**
  * The changed files from the API (their patches), every other read from the
  * checkout in the workspace: no tarball download, and the harness runs the
- * files that are on disk.
+ * files that are on disk. The base is read from the checkout's git database when
+ * the workflow fetched it (`fetch-depth: 0`, or the base commit fetched), else
+ * from GitHub's tarball of it.
  */
-function workspaceSource(remote: PullRequestSource, workspace: string): PullRequestSource {
+function workspaceSource(remote: PullRequestSource, workspace: string, baseSha: string): DisposableSource {
+  let baseDir: Promise<string> | undefined;
+  let baseTemp: string | undefined;
+  const baseIsLocal = hasCommit(workspace, baseSha);
   return {
     ...remote,
     changedFiles: () => remote.changedFiles(),
     async readFile(file) {
-      const full = path.resolve(workspace, file);
-      if (!full.startsWith(workspace + path.sep)) return undefined;
+      // The real path, not the text: a symlink (or a chain of them) in the pull request must not lead out of the checkout.
+      const root = await realpath(workspace).catch(() => workspace);
+      const full = await realpath(path.resolve(root, file)).catch(() => undefined);
+      if (!full?.startsWith(root + path.sep)) return undefined;
       return readFile(full, 'utf8').catch(() => undefined);
     },
     listFiles: () => listWorkspace(workspace),
     checkout: async () => workspace,
+    async readBaseFile(file) {
+      if (!(await baseIsLocal)) return remote.readBaseFile?.(file);
+      const local = await gitShow(workspace, baseSha, file);
+      return local.found ? local.text : undefined;
+    },
+    checkoutBase: remote.checkoutBase
+      ? async () => {
+          if (!(await baseIsLocal)) return remote.checkoutBase!();
+          baseDir ??= (async () => {
+            baseTemp = await mkdtemp(path.join(os.tmpdir(), 'crashprobe-base-'));
+            await archiveInto(workspace, baseSha, baseTemp);
+            return baseTemp;
+          })();
+          return baseDir;
+        }
+      : undefined,
+    async disposeLocal() {
+      if (baseTemp) await rm(baseTemp, { recursive: true, force: true });
+    },
   };
+}
+
+/** The tree of `commit` extracted into `dir` (plumbing: no hooks), with every symlink whose real path leaves `dir` removed. */
+async function archiveInto(workspace: string, commit: string, dir: string): Promise<void> {
+  const archive = await execa('git', ['-c', 'core.hooksPath=/dev/null', 'archive', '--format=tar', commit], {
+    cwd: workspace,
+    encoding: 'buffer',
+    maxBuffer: 1024 * 1024 * 1024,
+  });
+  await execa('tar', ['-x', '--no-same-owner', '-C', dir], { input: archive.stdout });
+  const root = await realpath(dir);
+  for (const entry of await readdir(dir, { recursive: true, withFileTypes: true })) {
+    if (!entry.isSymbolicLink()) continue;
+    const full = path.join(entry.parentPath, entry.name);
+    const target = await realpath(full).catch(() => undefined);
+    if (!target?.startsWith(root + path.sep)) await unlink(full);
+  }
 }
 
 async function listWorkspace(workspace: string): Promise<string[]> {

@@ -11,12 +11,14 @@ export interface ActionSettings {
   token: string;
   /** From the `fail-on` input; undefined leaves the config's `fail_on` in force. */
   failOn?: FailOn;
-  /** Absolute path of the config file inside the workspace. */
+  /** Absolute path of the config file inside the workspace (what the head has; the base's is what applies). */
   configPath: string;
-  /** The config path as the user gave it, for messages. */
+  /** The config path as the user gave it, relative to the repository's top: read at the base commit. */
   configInput: string;
   /** False turns the crash harness off whatever the config says. */
   harness: boolean;
+  /** The workflow's explicit consent to run a pull request's code under pull_request_target (a write token, secrets). */
+  allowPullRequestTargetHarness: boolean;
   /** The audit's LLM endpoint; `model` undefined leaves the config's `audit.model`. */
   llm: LlmSettings;
   /** Absolute path to write SARIF to, when asked. */
@@ -58,6 +60,7 @@ export const INPUT_NAMES = [
   'anthropic-api-key',
   'anthropic-base-url',
   'sarif',
+  'allow-pull-request-target-harness',
 ] as const;
 export type InputName = (typeof INPUT_NAMES)[number];
 
@@ -71,6 +74,9 @@ export function readSettings(input: (name: InputName) => string, env: Environmen
   const optional = (name: InputName): string | undefined => input(name).trim() || undefined;
   const workspace = requiredVariable(env, 'GITHUB_WORKSPACE');
   const configInput = optional('config') ?? DEFAULT_CONFIG_PATH;
+  if (path.isAbsolute(configInput) || path.posix.normalize(configInput).startsWith('..')) {
+    throw new SettingsError(`Input config must be a path inside the repository (it is read at the base commit), not '${configInput}'`);
+  }
   const sarif = optional('sarif');
   const token = optional('github-token');
   if (!token) {
@@ -82,6 +88,7 @@ export function readSettings(input: (name: InputName) => string, env: Environmen
     configPath: path.resolve(workspace, configInput),
     configInput,
     harness: parseBoolean('harness', optional('harness') ?? 'true'),
+    allowPullRequestTargetHarness: parseBoolean('allow-pull-request-target-harness', optional('allow-pull-request-target-harness') ?? 'false'),
     llm: {
       model: optional('model'),
       openai: { apiKey: optional('openai-api-key'), baseUrl: optional('openai-base-url') },

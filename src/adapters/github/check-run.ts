@@ -73,13 +73,25 @@ export interface CheckOutcome {
   annotations?: readonly Annotation[];
 }
 
-/** Completes the check run; annotations past the first 50 are appended with further updates. */
-export async function completeCheckRun(octokit: GitHubClient, ref: RepoRef, checkRunId: number, outcome: CheckOutcome): Promise<void> {
+/**
+ * Completes the check run; annotations past the first 50 are appended with further updates.
+ * GitHub appends the annotations of every update, so on a check run taken up again (`reused`)
+ * the ones it already carries are not sent twice.
+ */
+export async function completeCheckRun(
+  octokit: GitHubClient,
+  ref: RepoRef,
+  checkRunId: number,
+  outcome: CheckOutcome,
+  options: { reused?: boolean } = {},
+): Promise<void> {
   const repo = repoOf(ref);
   const call = `PATCH /repos/${repo.owner}/${repo.repo}/check-runs/${checkRunId}`;
   const title = outcome.title.slice(0, 250);
   const summary = truncateMarkdown(outcome.summary, MAX_SUMMARY_CHARS);
-  const batches = chunk((outcome.annotations ?? []).map(toGitHubAnnotation), ANNOTATIONS_PER_REQUEST);
+  const carried = options.reused ? await existingAnnotations(octokit, repo, checkRunId) : new Set<string>();
+  const annotations = (outcome.annotations ?? []).map(toGitHubAnnotation).filter((a) => !carried.has(annotationKey(a)));
+  const batches = chunk(annotations, ANNOTATIONS_PER_REQUEST);
   await githubCall(call, () =>
     octokit.rest.checks.update({
       ...repo,
@@ -93,6 +105,18 @@ export async function completeCheckRun(octokit: GitHubClient, ref: RepoRef, chec
   for (const batch of batches.slice(1)) {
     await githubCall(call, () => octokit.rest.checks.update({ ...repo, check_run_id: checkRunId, output: { title, summary, annotations: batch } }));
   }
+}
+
+type AnnotationFields = { path: string; start_line: number; end_line: number; annotation_level?: string | null; title?: string | null; message?: string | null };
+
+const annotationKey = (a: AnnotationFields): string =>
+  JSON.stringify([a.path, a.start_line, a.end_line, a.annotation_level ?? '', a.title ?? '', a.message ?? '']);
+
+async function existingAnnotations(octokit: GitHubClient, repo: RepoRef, checkRunId: number): Promise<Set<string>> {
+  const listed = await githubCall(`GET /repos/${repo.owner}/${repo.repo}/check-runs/${checkRunId}/annotations`, () =>
+    octokit.paginate(octokit.rest.checks.listAnnotations, { ...repo, check_run_id: checkRunId, per_page: 100 }),
+  );
+  return new Set(listed.map(annotationKey));
 }
 
 /** The commit status `crashprobe` (for a token without `checks: write`): pending while reviewing, then the conclusion. */

@@ -63,6 +63,7 @@ export function reviewPublisher(octokit: GitHubClient, target: PublishTarget, op
   const repo = { owner: target.owner, repo: target.repo };
   const pr: PullRequestRef = { ...repo, number: target.number };
   let checkRunId = options.checkRunId;
+  let checkRunReused = false;
   let author = options.author;
   let checksWritable = true;
   let statusWritable = true;
@@ -89,6 +90,7 @@ export function reviewPublisher(octokit: GitHubClient, target: PublishTarget, op
       checksWritable = await attempt(async () => {
         const run = await startCheckRun(octokit, repo, target.headSha, { appId: options.appId, detailsUrl: options.detailsUrl });
         checkRunId = run.id;
+        checkRunReused = run.reused;
         const login = `${run.appSlug}[bot]`;
         if (options.authorFromCheckRun && run.appSlug && login !== author.login) author = { login };
         options.onCheckRun?.(run.id);
@@ -103,7 +105,7 @@ export function reviewPublisher(octokit: GitHubClient, target: PublishTarget, op
   const finish = async (outcome: CheckOutcome): Promise<PublishReport['check']> => {
     if (checksWritable && checkRunId !== undefined) {
       const id = checkRunId;
-      if (await attempt(() => completeCheckRun(octokit, repo, id, outcome))) return 'check-run';
+      if (await attempt(() => completeCheckRun(octokit, repo, id, outcome, { reused: checkRunReused }))) return 'check-run';
       checksWritable = false;
     }
     if (statusWritable && (await attempt(() => setCommitStatus(octokit, repo, target.headSha, outcome.conclusion, outcome.title, options.detailsUrl)))) {

@@ -6,7 +6,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ActionIO, AnnotationPlace } from '../../../src/adapters/action/io.ts';
-import { READ_ONLY_NOTICE, runAction, type ActionDeps } from '../../../src/adapters/action/runner.ts';
+import { PULL_REQUEST_TARGET_REFUSAL, runAction, type ActionDeps } from '../../../src/adapters/action/runner.ts';
+import { CHECKS_READ_ONLY, PULL_REQUEST_READ_ONLY } from '../../../src/adapters/action/deliver.ts';
+import type { CheckOutcome } from '../../../src/adapters/github/check-run.ts';
+import { GitHubApiError } from '../../../src/adapters/github/errors.ts';
+import type { PublishReport } from '../../../src/adapters/github/publisher.ts';
 import { readSettings, type InputName } from '../../../src/adapters/action/settings.ts';
 import type { CrashprobeConfig } from '../../../src/core/config/schema.ts';
 import { examplePayload } from './events.ts';
@@ -77,17 +81,34 @@ describe('runAction with faked ports', () => {
     });
   }
 
-  function deps(classes: FunctionClass[], publish: (review: Review) => Promise<void> = async () => {}) {
+  const posted: PublishReport = { pullRequest: 'posted', check: 'check-run', refusals: [] };
+
+  /** The fake connection: the base's files are the workspace's here; the publisher records what it is asked. */
+  function deps(classes: FunctionClass[], publish: (review: Review) => Promise<PublishReport> = async () => posted, extra: { refusal?: string } = {}) {
     const recorded = recordingIO();
-    const seen: { config?: CrashprobeConfig; published: Review[]; harnessOff?: string; llmModel?: string } = { published: [] };
+    const seen: { config?: CrashprobeConfig; published: Review[]; concluded: CheckOutcome[]; started: number; harnessOff?: string; llmModel?: string } = {
+      published: [],
+      concluded: [],
+      started: 0,
+    };
     const fakes: ActionDeps = {
       io: recorded.io,
       connect: () => ({
         source: {} as never,
-        publish: async (review) => {
-          await publish(review);
-          seen.published.push(review);
+        publisher: {
+          start: async () => void (seen.started += 1),
+          publish: async (review) => {
+            const report = await publish(review);
+            seen.published.push(review);
+            return report;
+          },
+          conclude: async (outcome) => {
+            seen.concluded.push(outcome);
+            return { pullRequest: 'not-attempted', check: 'check-run', refusals: [] };
+          },
         },
+        readBaseFile: (file) => readFile(path.join(workspace, file), 'utf8').catch(() => undefined),
+        dispose: async () => {},
       }),
       review: async (_source, config, reviewDeps) => {
         seen.config = config;
@@ -96,7 +117,11 @@ describe('runAction with faked ports', () => {
         return reviewOf(classes, config);
       },
       chooseHarness: async (config, options) =>
-        options.enabled && config.harness.enabled ? { harness: { run: async () => ({ scenarios: [], errors: [], notes: [], runs: 0, seconds: 0 }) } } : { offReason: 'off' },
+        extra.refusal
+          ? { offReason: 'refused', refusal: extra.refusal }
+          : options.enabled && config.harness.enabled
+            ? { harness: { run: async () => ({ scenarios: [], errors: [], notes: [], runs: 0, seconds: 0 }) as never } }
+            : { offReason: 'off' },
       sarif: (review) => ({ version: '2.1.0', runs: [{ results: review.annotations.length }] }),
     };
     return { fakes, ...recorded, seen };
@@ -140,16 +165,26 @@ describe('runAction with faked ports', () => {
     });
     expect(summaries).toEqual(['## crashprobe\nthe summary']);
     expect(seen.published).toHaveLength(1);
+    expect(seen.started).toBe(1);
   });
 
-  it('on a read-only token (403) turns the review into annotations and the job summary, with a notice, and does not fail for it', async () => {
-    const forbidden = Object.assign(new Error('Resource not accessible by integration'), { status: 403 });
-    const { fakes, said, summaries, outputs } = deps(['safe_by_accident'], async () => {
-      throw forbidden;
-    });
+  it('on a read-only token: the check run carries the annotations, so they are not printed again; the notice says what went where', async () => {
+    const { fakes, said, summaries, outputs } = deps(['safe_by_accident'], async () => ({ pullRequest: 'read-only', check: 'check-run', refusals: ['403'] }));
+    expect(await runAction(settingsWith(), fakes)).toBe(0);
+    const notices = said.filter((s) => s.level !== 'info');
+    expect(notices).toEqual([{ level: 'notice', message: expect.stringContaining(PULL_REQUEST_READ_ONLY), where: undefined }]);
+    expect(notices[0]!.message).toContain('check run (with its annotations)');
+    expect(summaries[0]).toContain(PULL_REQUEST_READ_ONLY);
+    expect(summaries[0]).toContain('the summary');
+    expect(outputs['safe-by-accident']).toBe('1');
+  });
+
+  it('with no check run nor status writable: prints the annotations itself, once', async () => {
+    const { fakes, said } = deps(['safe_by_accident'], async () => ({ pullRequest: 'read-only', check: 'none', refusals: [] }));
     expect(await runAction(settingsWith(), fakes)).toBe(0);
     expect(said.filter((s) => s.level !== 'info')).toEqual([
-      { level: 'notice', message: READ_ONLY_NOTICE, where: undefined },
+      { level: 'notice', message: expect.stringContaining('and the annotations of this step'), where: undefined },
+      { level: 'notice', message: expect.stringContaining(CHECKS_READ_ONLY), where: undefined },
       {
         level: 'error',
         message: 'email sent before the payment is recorded',
@@ -161,16 +196,52 @@ describe('runAction with faked ports', () => {
         where: { title: 'safe by accident', file: 'shop/refunds.py', startLine: 4, endLine: 4 },
       },
     ]);
-    expect(summaries[0]).toContain(READ_ONLY_NOTICE);
-    expect(summaries[0]).toContain('the summary');
-    expect(outputs['safe-by-accident']).toBe('1');
   });
 
-  it('lets any other posting error through', async () => {
-    const { fakes } = deps(['unsafe'], async () => {
-      throw Object.assign(new Error('Server Error'), { status: 500 });
+  it('without checks: write but with the review posted: one notice about the check run only, never "could not write the review"', async () => {
+    const { fakes, said } = deps(['safe_by_design'], async () => ({ pullRequest: 'posted', check: 'commit-status', refusals: [] }));
+    expect(await runAction(settingsWith(), fakes)).toBe(0);
+    const notices = said.filter((s) => s.level === 'notice');
+    expect(notices.map((n) => n.message)).toEqual([expect.stringContaining('the conclusion is the commit status `crashprobe`')]);
+    expect(notices[0]!.message).not.toContain('pull request');
+  });
+
+  it('on any other posting error (a 5xx) keeps the outputs, summary and SARIF, fails the check run closed, and exits by fail-on', async () => {
+    const { fakes, said, outputs, summaries, seen } = deps(['safe_by_accident'], async () => {
+      throw new GitHubApiError('POST /repos/o/r/pulls/1/reviews', 502, 'Server Error');
     });
-    await expect(runAction(settingsWith(), fakes)).rejects.toThrow('Server Error');
+    expect(await runAction(settingsWith({ sarif: 'out.sarif', 'fail-on': 'unsafe' }), fakes)).toBe(0);
+    expect(outputs).toMatchObject({ 'safe-by-accident': '1', conclusion: 'success' });
+    expect(summaries[0]).toContain('the summary');
+    expect(JSON.parse(await readFile(path.join(workspace, 'out.sarif'), 'utf8'))).toMatchObject({ version: '2.1.0' });
+    expect(seen.concluded).toEqual([expect.objectContaining({ conclusion: 'failure', title: 'crashprobe could not post its review' })]);
+    const warning = said.find((s) => s.level === 'warning')?.message ?? '';
+    expect(warning).toMatch(/^crashprobe could not post its review to GitHub: GitHub POST .* failed with 502/);
+    expect(said.map((s) => s.message).join('\n')).not.toMatch(/retried later/);
+  });
+
+  it("concludes a review whose sandbox was refused action_required, with the reason, and fails the step", async () => {
+    const reason = 'crash tests skipped: bubblewrap could not create a user namespace';
+    const { fakes, outputs, seen } = deps(['untested'], undefined, { refusal: reason });
+    expect(await runAction(settingsWith({ 'fail-on': 'never' }), fakes)).toBe(1);
+    expect(seen.harnessOff).toBe(reason);
+    expect(seen.published[0]).toMatchObject({ conclusion: 'action_required', checkSummary: expect.stringContaining(reason) });
+    expect(outputs.conclusion).toBe('action_required');
+  });
+
+  it('refuses pull_request_target with the harness on unless the workflow opts in', async () => {
+    const refused = deps(['unsafe']);
+    expect(await runAction(settingsWith({}, { GITHUB_EVENT_NAME: 'pull_request_target' }), refused.fakes)).toBe(1);
+    expect(refused.said.find((s) => s.level === 'error')?.message).toBe(PULL_REQUEST_TARGET_REFUSAL);
+    expect(refused.outputs.conclusion).toBe('action_required');
+    expect(refused.seen.published).toHaveLength(0);
+    expect(refused.seen.concluded).toEqual([expect.objectContaining({ conclusion: 'action_required' })]);
+    const staticOnly = deps(['untested']);
+    expect(await runAction(settingsWith({ harness: 'false' }, { GITHUB_EVENT_NAME: 'pull_request_target' }), staticOnly.fakes)).toBe(0);
+    expect(staticOnly.seen.published).toHaveLength(1);
+    const optedIn = deps(['untested']);
+    expect(await runAction(settingsWith({ 'allow-pull-request-target-harness': 'true' }, { GITHUB_EVENT_NAME: 'pull_request_target' }), optedIn.fakes)).toBe(0);
+    expect(optedIn.seen.published).toHaveLength(1);
   });
 
   it('says a broken config names the field, sets action_required and reviews nothing', async () => {
@@ -179,10 +250,11 @@ describe('runAction with faked ports', () => {
     const { fakes, said, outputs, seen } = deps(['unsafe']);
     expect(await runAction(settingsWith(), fakes)).toBe(1);
     const error = said.find((s) => s.level === 'error');
-    expect(error?.message).toMatch(/^\.github\/crashprobe\.yml is not valid: fail_on: /);
+    expect(error?.message).toMatch(/^\.github\/crashprobe\.yml \(at the base commit\) is not valid: fail_on: /);
     expect(error?.where?.file).toBe('.github/crashprobe.yml');
-    expect(outputs).toEqual({ conclusion: 'action_required' });
+    expect(outputs).toMatchObject({ unsafe: '0', conclusion: 'action_required' });
     expect(seen.published).toHaveLength(0);
+    expect(seen.concluded).toEqual([expect.objectContaining({ conclusion: 'action_required' })]);
   });
 
   it('says a config that is not YAML is not valid, and where', async () => {
@@ -190,7 +262,7 @@ describe('runAction with faked ports', () => {
     await writeFile(path.join(workspace, '.github/crashprobe.yml'), 'fail_on: [unsafe\n');
     const { fakes, said, outputs } = deps(['unsafe']);
     expect(await runAction(settingsWith(), fakes)).toBe(1);
-    expect(said.find((s) => s.level === 'error')?.message).toMatch(/^\.github\/crashprobe\.yml:\d+:\d+: not valid YAML/);
+    expect(said.find((s) => s.level === 'error')?.message).toMatch(/^\.github\/crashprobe\.yml:\d+:\d+ \(at the base commit\): not valid YAML/);
     expect(outputs.conclusion).toBe('action_required');
   });
 

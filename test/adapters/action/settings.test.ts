@@ -27,6 +27,7 @@ function inputs(given: Partial<Record<InputName, string>> = {}): (name: InputNam
     'anthropic-api-key': '',
     'anthropic-base-url': '',
     sarif: '',
+    'allow-pull-request-target-harness': 'false',
   };
   return (name) => given[name] ?? defaults[name];
 }
@@ -39,6 +40,7 @@ describe('readSettings', () => {
       failOn: undefined,
       configPath: path.join(runnerEnv.GITHUB_WORKSPACE, '.github/crashprobe.yml'),
       harness: true,
+      allowPullRequestTargetHarness: false,
       sarifPath: undefined,
       github: {
         apiUrl: 'https://ghe.example.com/api/v3',
@@ -77,6 +79,13 @@ describe('readSettings', () => {
     expect(settings.configPath).toBe('/home/runner/work/shop/shop/ci/crashprobe.yml');
     expect(settings.configInput).toBe('ci/crashprobe.yml');
     expect(settings.sarifPath).toBe('/home/runner/work/shop/shop/out/crashprobe.sarif');
+  });
+
+  it('refuses a config path outside the repository (it is read at the base commit) and reads the pull_request_target opt-in', () => {
+    expect(() => readSettings(inputs({ config: '../elsewhere.yml' }), runnerEnv)).toThrow(/^Input config must be a path inside the repository/);
+    expect(() => readSettings(inputs({ config: '/etc/crashprobe.yml' }), runnerEnv)).toThrow(/^Input config must be a path inside the repository/);
+    expect(readSettings(inputs({ 'allow-pull-request-target-harness': 'true' }), runnerEnv).allowPullRequestTargetHarness).toBe(true);
+    expect(() => readSettings(inputs({ 'allow-pull-request-target-harness': 'yes' }), runnerEnv)).toThrow(/allow-pull-request-target-harness must be true or false/);
   });
 
   it('passes the LLM settings through', () => {

@@ -67,9 +67,14 @@ describe('reviewPublisher', () => {
         data: { repository: { pullRequest: { reviewThreads: { pageInfo: { hasNextPage: false, endCursor: null }, nodes: [{ id: 'T1', isResolved: false, comments: { nodes: [{ databaseId: 11 }] } }] } } } },
       })
       .get(`${repo}/issues/7/comments`).query(true).reply(200, [{ id: 6, body: summaryBody(review, []), user: BOT }])
+      // What the first run left on the check run: GitHub appends annotations, so they are not sent again.
+      .get(`${repo}/check-runs/900/annotations`).query(true)
+      .reply(200, review.annotations.map((a) => ({ path: a.path, start_line: a.startLine, end_line: a.endLine, annotation_level: a.level, title: a.title, message: a.message })))
       .patch(`${repo}/check-runs/900`, record('complete check run')).reply(200, { id: 900 });
 
     const report = await publisher().publish(review, FILES);
+    expect(sent[2]!.body).toMatchObject({ status: 'completed', conclusion: 'failure' });
+    expect((sent[2]!.body as { output: { annotations?: unknown[] } }).output.annotations).toBeUndefined();
 
     expect(report.result).toMatchObject({ reviewId: undefined, posted: [], unchanged: ['fp-send'], summary: 'unchanged' });
     expect(sent.map((s) => s.call)).toEqual(['check run in progress again', 'threads', 'complete check run']);
