@@ -2,16 +2,35 @@
 import os
 import shutil
 import signal
-from typing import Callable, Dict, List, Optional
+from dataclasses import asdict, dataclass, field
+from typing import Callable, Dict, List, Optional, Tuple
 
 from . import judge
+from .reports import RunReport, Status
 from .state import State, StateView, capture
 
 FIRST_RUN_CLOCK = 1_768_478_400.0  # 2026-01-15 12:00:00 UTC
 RERUN_DELAY = 600.0  # the operator re-runs ten minutes later
+# Each kind of run draws its own random numbers: a value the seeding run makes through the
+# library never collides with one the first run makes, and a crashed run's random names are
+# not the normal run's, so a torn file it leaves is never taken for the normal one.
+SEEDING_SEED = 20_261_106
 FIRST_RUN_SEED = 20_261_107
 RERUN_SEED = 20_261_108
+CALIBRATION_SEED = 20_261_109
+CRASH_SEED = 20_261_110
 MODES = ("default", "autocommit")
+KINDS = ("soft", "hard")
+
+
+class Outcome:
+    RECOVERED = "recovered"
+    DOUBLE_APPLIED = "double-applied"
+    HALF_DONE = "half-done"
+    RERUN_FAILS = "rerun-fails"
+    RERUN_HANGS = "rerun-hangs"
+    NOT_REACHED = "not-reached"  # the crash run never got to its point: a note, not an outcome
+    HARNESS_REFUSED = "harness-refused"  # a run wrote where the harness refuses: a note, not an outcome
 
 
 class ScenarioError(Exception):
@@ -26,24 +45,87 @@ def _check_timed_out(signum, frame):
     raise _CheckTimeout()
 
 
-def select_points(trace: List[dict], limit: int):
-    """First, middle and last repetition of each call site, in order of first hit; at most `limit`."""
+def select_points(trace: List[dict], limit: int) -> Tuple[List[dict], bool]:
+    """First, middle and last repetition of each call site, in order of first hit; at most `limit`.
+    A repetition the trace does not list (a bulk call records only some) takes the place of
+    the nearest earlier one that it does."""
     reps: Dict[tuple, int] = {}
-    order: List[tuple] = []
-    for hit in trace:
-        key = (hit["path"], hit["line"], hit["call"])
-        if key not in reps:
-            order.append(key)
-        reps[key] = max(reps.get(key, 0), hit["repetition"])
+    position: Dict[tuple, int] = {}
+    sites: Dict[tuple, dict] = {}
+    for index, hit in enumerate(trace):
+        site = _site(hit)
+        sites.setdefault(site, {k: v for k, v in hit.items() if k != "repetition"})
+        reps[site] = max(reps.get(site, 0), hit["repetition"])
+        position.setdefault((site, hit["repetition"]), index)
     points = []
-    for key in order:
-        n = reps[key]
+    for site, n in reps.items():
         for rep in sorted({1, (n + 1) // 2, n}):
-            points.append({"path": key[0], "line": key[1], "call": key[2], "repetition": rep})
-    ordered = sorted(points, key=lambda p: next(i for i, h in enumerate(trace) if
-                                               (h["path"], h["line"], h["call"], h["repetition"]) ==
-                                               (p["path"], p["line"], p["call"], p["repetition"])))
+            known = max((r for (s, r) in position if s == site and r <= rep), default=1)
+            points.append((position[(site, known)], rep, dict(sites[site], repetition=rep)))
+    points.sort(key=lambda p: (p[0], p[1]))
+    ordered = [p[2] for p in points]
     return ordered[:limit], len(ordered) > limit
+
+
+def _site(hit: dict) -> tuple:
+    return (hit["path"], hit["line"], hit["call"], hit.get("statement"), tuple(hit.get("via") or ()))
+
+
+@dataclass
+class Failure:
+    mode: str
+    crash: str  # soft, hard, or none (a normal run, repeated)
+    point: Optional[dict]
+    outcome: str
+    half_updated: bool
+    evidence: List[dict] = field(default_factory=list)
+    detail: Optional[str] = None
+    error: Optional[str] = None
+    orphaned_files: Optional[List[str]] = None
+    reasons: Optional[List[str]] = None
+
+    def to_json(self) -> dict:
+        return {k: v for k, v in asdict(self).items() if v is not None or k in ("point", "error")}
+
+
+@dataclass
+class ModeResult:
+    works: bool
+    half_updated: bool = False
+    crash_points: int = 0
+    crash_points_capped: bool = False
+    error: Optional[str] = None
+    calibration_notes: List[str] = field(default_factory=list)
+    difference: Optional[List[dict]] = None
+    orphan_left: bool = False  # a crash left a file no re-run removes (not in the JSON)
+
+    def to_json(self) -> dict:
+        out = {"works": self.works, "half_updated": self.half_updated, "crash_points": self.crash_points}
+        if self.crash_points_capped:
+            out["crash_points_capped"] = True
+        if self.error is not None:
+            out["error"] = self.error
+        if self.calibration_notes:
+            out["calibration_notes"] = self.calibration_notes
+        if self.difference is not None:
+            out["difference"] = self.difference
+        return out
+
+
+@dataclass
+class Usage:
+    """What the normal runs used: repository files imported (with sha256), functions executed."""
+    imports: Dict[str, str] = field(default_factory=dict)
+    executed: set = field(default_factory=set)
+
+    def add(self, report: RunReport) -> None:
+        for item in report.imports:
+            self.imports[item["path"]] = item["sha256"]
+        self.executed.update(report.executed)
+
+    def to_json(self) -> dict:
+        return {"imports": [{"path": p, "sha256": self.imports[p]} for p in sorted(self.imports)],
+                "executed": sorted(self.executed)}
 
 
 class Campaign:
@@ -58,6 +140,8 @@ class Campaign:
         self.template = os.path.join(work, "template")
         self.control = os.path.join(work, "control")
         self.scratch = os.path.join(work, "scratch")
+        self.usage = Usage()
+        self.notes: List[str] = []
 
     # -- folders -------------------------------------------------------------------------
     def _fresh_control(self) -> None:
@@ -72,31 +156,33 @@ class Campaign:
     def outbox(self) -> str:
         return os.path.join(self.control, "emails.jsonl")
 
-    def _spec(self, scenario, mode: str, clock: float, seed: int, crash=None, seed_only=False) -> dict:
+    def _spec(self, scenario, mode: str, clock: float, seed: int, crash=None, seed_only=False,
+              record_usage=False) -> dict:
         return {
             "scenario": scenario.name, "root": self.root, "folder": self.folder, "control": self.control,
             "outbox": self.outbox, "report": os.path.join(self.control, "report.json"),
+            "heartbeat": os.path.join(self.control, "heartbeat"),
             "log": os.path.join(self.control, "output.log"), "mode": mode, "clock": clock, "seed": seed,
-            "crash": crash, "seed_only": seed_only, "limits": self.limits,
+            "crash": crash, "seed_only": seed_only, "limits": self.limits, "record_usage": record_usage,
         }
 
-    def _run(self, spec: dict) -> dict:
-        report_path = spec["report"]
-        if os.path.exists(report_path):
-            os.remove(report_path)
+    def _run(self, spec: dict) -> RunReport:
         report = self.runner.run(spec)
-        if report.get("status") == "scenario-raised":
-            raise ScenarioError(f"the scenario function raised: {report.get('error')}")
-        if report.get("status") == "harness-error":
-            raise ScenarioError(f"the harness failed inside a run: {report.get('error')}")
+        if report.status == Status.SCENARIO_RAISED:
+            raise ScenarioError(f"the scenario function raised: {report.error}")
+        if report.status == Status.HARNESS_ERROR:
+            raise ScenarioError(f"the harness failed inside a run: {report.error}")
+        if report.status == Status.HANG and spec["seed_only"]:
+            raise ScenarioError(f"the scenario function hangs while seeding: {report.error}")
         return report
 
-    def _first_run(self, scenario, mode, crash=None) -> dict:
+    def _first_run(self, scenario, mode, crash=None, record_usage=False) -> RunReport:
         self._fresh_folder()
         self._fresh_control()
-        return self._run(self._spec(scenario, mode, FIRST_RUN_CLOCK, FIRST_RUN_SEED, crash))
+        seed = FIRST_RUN_SEED if crash is None else CRASH_SEED
+        return self._run(self._spec(scenario, mode, FIRST_RUN_CLOCK, seed, crash, record_usage=record_usage))
 
-    def _rerun(self, scenario, mode) -> dict:
+    def _rerun(self, scenario, mode) -> RunReport:
         return self._run(self._spec(scenario, mode, FIRST_RUN_CLOCK + RERUN_DELAY, RERUN_SEED))
 
     def _state(self) -> State:
@@ -126,32 +212,38 @@ class Campaign:
             signal.signal(signal.SIGALRM, previous)
             view.close()
 
+    @staticmethod
+    def _refused(report: RunReport, which: str) -> str:
+        return (f"{which}: the harness refused a write to {report.refused} (a crash run may only write inside its "
+                f"scenario folder and its temp folder; give the target a path from world.path())")
+
     # -- the campaign --------------------------------------------------------------------
     def judge(self, scenario) -> dict:
         shutil.rmtree(self.template, ignore_errors=True)
         shutil.rmtree(self.folder, ignore_errors=True)
         os.makedirs(self.folder)
         self._fresh_control()
-        self._run(self._spec(scenario, "default", FIRST_RUN_CLOCK, FIRST_RUN_SEED, seed_only=True))
+        self._run(self._spec(scenario, "default", FIRST_RUN_CLOCK, SEEDING_SEED, seed_only=True))
         os.rename(self.folder, self.template)
         before = capture(self.template, os.path.join(self.template, "\0none"))
 
-        modes: Dict[str, dict] = {}
+        modes: Dict[str, ModeResult] = {}
         normals: Dict[str, State] = {}
         masks_of: Dict[str, judge.Masks] = {}
-        failures: List[dict] = []
-        orphan_left = False
+        failures: List[Failure] = []
         for mode in MODES:
-            result = self._judge_mode(scenario, mode, before, normals, masks_of, failures)
-            orphan_left = orphan_left or result.pop("_orphan_left")
-            modes[mode] = result
-        return self._classify(scenario, modes, failures, orphan_left)
+            modes[mode] = self._judge_mode(scenario, mode, before, normals, masks_of, failures)
+        return self._classify(scenario, modes, failures)
 
-    def _judge_mode(self, scenario, mode, before, normals, masks_of, failures) -> dict:
-        first = self._first_run(scenario, mode)
-        if first["status"] != "ok":
-            return {"works": False, "half_updated": False, "crash_points": 0,
-                    "error": f"the normal run fails: {first.get('error')}", "_orphan_left": False}
+    def _judge_mode(self, scenario, mode, before, normals, masks_of, failures) -> ModeResult:
+        first = self._first_run(scenario, mode, record_usage=True)
+        if first.refused:
+            raise ScenarioError("not judged: " + self._refused(first, f"the normal run in {mode} mode"))
+        if first.status == Status.HANG:
+            return ModeResult(works=False, error=f"the normal run hangs: {first.error}")
+        if not first.ok:
+            return ModeResult(works=False, error=f"the normal run fails: {first.error}")
+        self.usage.add(first)
         normal = self._state()
         check_error = self._check(scenario)
         rerun = self._rerun(scenario, mode)
@@ -160,107 +252,123 @@ class Campaign:
 
         self._fresh_folder()
         self._fresh_control()
-        second = self._run(self._spec(scenario, mode, FIRST_RUN_CLOCK + RERUN_DELAY, RERUN_SEED))
-        masks = judge.calibrate(normal, self._state()) if second["status"] == "ok" else judge.Masks()
+        second = self._run(self._spec(scenario, mode, FIRST_RUN_CLOCK + RERUN_DELAY, CALIBRATION_SEED))
+        masks = judge.calibrate(normal, self._state()) if second.ok else judge.Masks()
         masks_of[mode] = masks
         normals[mode] = normal
-        result = {"works": True, "half_updated": False, "crash_points": 0}
-        if masks.notes:
-            result["calibration_notes"] = masks.notes
+        result = ModeResult(works=True, calibration_notes=list(masks.notes))
         if check_error:
-            result.update(works=False, error=f"the normal run breaks the scenario's check: {check_error}")
-            return dict(result, _orphan_left=False)
+            result.works, result.error = False, f"the normal run breaks the scenario's check: {check_error}"
+            return result
         if mode != "default" and "default" in normals and masks_of.get("default"):
             both = masks.merge(masks_of["default"])
             if judge.canonical(normal, both) != judge.canonical(normals["default"], both):
-                cells = judge.evidence({"default": normals["default"], "normal": normal}, both)
-                result.update(works=False, error="the normal run leaves a different state than in the default mode",
-                              difference=cells)
-                return dict(result, _orphan_left=False)
+                result.works = False
+                result.error = "the normal run leaves a different state than in the default mode"
+                result.difference = judge.evidence({"default": normals["default"], "normal": normal}, both)
+                return result
         if mode != "default" and "default" not in normals:
-            result.update(works=False, error="not judged: the code does not work in the default mode")
-            return dict(result, _orphan_left=False)
+            result.works, result.error = False, "not judged: the code does not work in the default mode"
+            return result
 
-        repeat = "rerun-fails" if rerun["status"] != "ok" else judge.outcome(after_normal_rerun, normal, before, masks)[0]
-        if rerun_check and repeat == "recovered":
-            repeat = "half-done"
-        if repeat != "recovered":
-            failures.append({"mode": mode, "crash": "none", "point": None, "outcome": repeat, "half_updated": False,
-                             "detail": "a normal run, repeated",
-                             "error": rerun.get("error") if repeat == "rerun-fails" else None,
-                             "evidence": judge.evidence({"before": before, "after_run": normal,
-                                                         "after_rerun": after_normal_rerun, "normal": normal}, masks)})
+        repeat, _ = self._rerun_outcome(rerun, after_normal_rerun, normal, before, masks, rerun_check)
+        if repeat == Outcome.HARNESS_REFUSED:
+            self.notes.append(self._refused(rerun, f"{mode} mode, the normal run repeated"))
+        elif repeat != Outcome.RECOVERED:
+            failures.append(Failure(
+                mode=mode, crash="none", point=None, outcome=repeat, half_updated=False,
+                detail="a normal run, repeated",
+                error=rerun.error if repeat in (Outcome.RERUN_FAILS, Outcome.RERUN_HANGS) else None,
+                evidence=judge.evidence({"before": before, "after_run": normal,
+                                         "after_rerun": after_normal_rerun, "normal": normal}, masks)))
 
-        points, capped = select_points(first["trace"], self.max_points)
-        result["crash_points"] = len(points)
-        if capped:
-            result["crash_points_capped"] = True
-        orphan_left = False
+        points, capped = select_points(first.trace, self.max_points)
+        result.crash_points = len(points)
+        result.crash_points_capped = capped
         for index, point in enumerate(points):
-            for kind in ("soft", "hard"):
+            for kind in KINDS:
                 self.progress(scenario.name, mode, index * 2 + (kind == "hard") + 1, len(points) * 2)
                 failure, orphan = self._crash_and_rerun(scenario, mode, point, kind, before, normal, masks)
-                orphan_left = orphan_left or orphan
+                result.orphan_left = result.orphan_left or orphan
                 if failure:
-                    if failure["half_updated"]:
-                        result["half_updated"] = True
+                    result.half_updated = result.half_updated or failure.half_updated
                     failures.append(failure)
-        return dict(result, _orphan_left=orphan_left)
+        return result
 
-    def _crash_and_rerun(self, scenario, mode, point, kind, before, normal, masks):
+    def _rerun_outcome(self, rerun: RunReport, after: State, normal: State, before: State, masks,
+                       check_error: Optional[str]) -> Tuple[str, List[str]]:
+        if rerun.refused:
+            return Outcome.HARNESS_REFUSED, [self._refused(rerun, "the re-run")]
+        if rerun.status == Status.HANG:
+            return Outcome.RERUN_HANGS, [rerun.error or "the re-run hangs"]
+        if not rerun.ok:
+            return Outcome.RERUN_FAILS, [rerun.error or rerun.status]
+        result, reasons = judge.outcome(after, normal, before, masks)
+        if check_error and result == Outcome.RECOVERED:
+            return Outcome.HALF_DONE, [check_error]
+        return result, reasons
+
+    def _crash_and_rerun(self, scenario, mode, point, kind, before, normal, masks) -> Tuple[Optional[Failure], bool]:
         crashed = self._first_run(scenario, mode, crash=dict(point, kind=kind))
-        if not crashed.get("crashed") and crashed["status"] != "crashed-hard":
-            note = crashed.get("error") if crashed["status"] == "limit" else "the run did not reach this crash point again"
-            return {"mode": mode, "crash": kind, "point": point, "outcome": "not-reached", "half_updated": False,
-                    "detail": note, "evidence": []}, False
+        if not crashed.reached_crash:
+            if crashed.refused:
+                note = self._refused(crashed, "the crash run")
+            elif crashed.status in (Status.LIMIT, Status.HANG):
+                note = crashed.error
+            else:
+                note = "the run did not reach this crash point again"
+            return Failure(mode=mode, crash=kind, point=point, outcome=Outcome.NOT_REACHED, half_updated=False,
+                           detail=note), False
         after_crash = self._state()
         crash_check = self._check(scenario)
         rerun = self._rerun(scenario, mode)
         after_rerun = self._state()
         rerun_check = self._check(scenario)
-        if rerun["status"] != "ok":
-            result, reasons = "rerun-fails", [rerun.get("error") or rerun["status"]]
-        else:
-            result, reasons = judge.outcome(after_rerun, normal, before, masks)
-            if rerun_check and result == "recovered":
-                result, reasons = "half-done", [rerun_check]
+        result, reasons = self._rerun_outcome(rerun, after_rerun, normal, before, masks, rerun_check)
+        if result == Outcome.HARNESS_REFUSED:
+            return Failure(mode=mode, crash=kind, point=point, outcome=Outcome.NOT_REACHED, half_updated=False,
+                           detail=reasons[0]), False
         if scenario.resumable:
-            half = result != "recovered"
+            half = result != Outcome.RECOVERED
         else:
             half = bool(crash_check) or judge.half_updated(after_crash, before, normal, masks)
-        orphan = bool(judge.orphans(after_rerun, before, normal, masks))
-        if not half and result == "recovered" and not orphan:
+        orphaned = judge.orphans(after_rerun, before, normal, masks)
+        if not half and result == Outcome.RECOVERED and not orphaned:
             return None, False
-        return {
-            "mode": mode, "crash": kind, "point": point, "outcome": result, "half_updated": half,
-            "orphaned_files": sorted(judge.orphans(after_rerun, before, normal, masks)),
-            "reasons": reasons[:5] + ([crash_check] if crash_check else []),
-            "error": rerun.get("error") if result == "rerun-fails" else None,
-            "evidence": judge.evidence({"before": before, "after_crash": after_crash, "after_rerun": after_rerun,
-                                        "normal": normal}, masks),
-        }, orphan
+        if crashed.status == Status.HANG:
+            reasons = reasons + ["the crashed run hung after the crash and was ended"]
+        return Failure(
+            mode=mode, crash=kind, point=point, outcome=result, half_updated=half,
+            orphaned_files=sorted(orphaned),
+            reasons=reasons[:5] + ([crash_check] if crash_check else []),
+            error=rerun.error if result in (Outcome.RERUN_FAILS, Outcome.RERUN_HANGS) else None,
+            evidence=judge.evidence({"before": before, "after_crash": after_crash, "after_rerun": after_rerun,
+                                     "normal": normal}, masks),
+        ), bool(orphaned)
 
-    def _classify(self, scenario, modes, failures, orphan_left) -> dict:
+    def _classify(self, scenario, modes: Dict[str, ModeResult], failures: List[Failure]) -> dict:
         default, autocommit = modes["default"], modes["autocommit"]
-        if not default["works"]:
+        if not default.works:
             klass = "not_working"
-        elif default["half_updated"]:
+        elif default.half_updated:
             klass = "unsafe"
-        elif not autocommit["works"] or autocommit["half_updated"]:
+        elif not autocommit.works or autocommit.half_updated:
             klass = "safe_by_accident"
         else:
             klass = "safe_by_design"
-        working = {m for m, r in modes.items() if r["works"]}
-        crash_outcomes = [f for f in failures if f["crash"] != "none" and f["mode"] in working]
+        working = {m for m, r in modes.items() if r.works}
+        orphan_left = any(r.orphan_left for r in modes.values())
+        crash_outcomes = [f for f in failures if f.crash != "none" and f.mode in working]
         fully = (len(working) == 2 and not orphan_left
-                 and all(f["outcome"] in ("recovered", "not-reached") for f in crash_outcomes))
-        double = any(f["outcome"] == "double-applied" for f in failures if f["mode"] in working)
-        counted = [f for f in failures if f["mode"] in working and f["outcome"] != "not-reached"]
-        notes = [f for f in failures if f["outcome"] == "not-reached"]
-        return {
+                 and all(f.outcome in (Outcome.RECOVERED, Outcome.NOT_REACHED) for f in crash_outcomes))
+        double = any(f.outcome == Outcome.DOUBLE_APPLIED for f in failures if f.mode in working)
+        counted = [f for f in failures if f.mode in working and f.outcome != Outcome.NOT_REACHED]
+        notes = [f"{n.mode} {n.crash} crash at {n.point['path']}:{n.point['line']}: {n.detail}"
+                 for n in failures if n.outcome == Outcome.NOT_REACHED]
+        return dict({
             "name": scenario.name, "target": scenario.target, "resumable": scenario.resumable,
             "class": klass, "fully_crash_safe": fully, "double_applies": double,
-            "modes": modes, "failures": counted, "notes": [f"{n['mode']} {n['crash']} crash at "
-                                                          f"{n['point']['path']}:{n['point']['line']}: {n['detail']}"
-                                                          for n in notes],
-        }
+            "modes": {m: r.to_json() for m, r in modes.items()},
+            "failures": [f.to_json() for f in counted],
+            "notes": notes + self.notes,
+        }, **self.usage.to_json())

@@ -1,21 +1,42 @@
 """A simulated clock and fixed seeds, so a second campaign reproduces every outcome.
 
 Installed once per process before the target is imported; each run sets its start
-time and seed. `time.sleep` advances the simulated clock instead of waiting.
+time and seed. `time.time` is the simulated clock: it moves only when the code
+sleeps. `time.sleep` advances it, and, while other threads of the run are busy,
+first waits for real until they are idle (or `seconds` have really passed), so
+that a thread polling with `time.sleep` never times out on a worker thread that
+is still working. `time.monotonic` and `time.perf_counter` are the real clocks
+plus every simulated second slept, so they agree with `time.time` on each sleep.
+`threading` and `queue` keep the real monotonic clock they bound when imported
+(patches.py imports them first): their timed waits wait in real time.
+
+A run in which nothing happens but sleeping (polling for something that never
+comes) is reported to the runner as idle (heartbeat.py), which ends it as a hang.
 """
 import datetime as _datetime_module
 import os
 import random
 import sys
+import threading
 import time
 import uuid
 
+from . import heartbeat
+
 _real_time = time.time
+_real_sleep = time.sleep
+_real_monotonic = time.monotonic
+_real_perf_counter = time.perf_counter
 _real_datetime = _datetime_module.datetime
 _real_date = _datetime_module.date
 
 _now = [0.0]
+_skew = [0.0]  # simulated seconds slept beyond the real time those sleeps took
 _rng = random.Random(0)
+_lock = threading.Lock()
+_IDLE_SLICE = 0.004  # real seconds a sleep waits, once the other threads are idle
+_BUSY_SLICE = 0.001
+_POLLS_BEFORE_SLOWING = 2000  # sleeps without progress after which a lone thread is polling
 
 
 def now() -> float:
@@ -24,6 +45,7 @@ def now() -> float:
 
 def set_run(start: float, seed: int) -> None:
     _now[0] = float(start)
+    _skew[0] = 0.0
     random.seed(seed)
     _rng.seed(seed ^ 0x5EED)
 
@@ -36,10 +58,63 @@ def _fake_time_ns() -> int:
     return int(round(_now[0] * 1_000_000_000))
 
 
+def _fake_monotonic() -> float:
+    return _real_monotonic() + _skew[0]
+
+
+def _fake_monotonic_ns() -> int:
+    return int(_fake_monotonic() * 1_000_000_000)
+
+
+def _fake_perf_counter() -> float:
+    return _real_perf_counter() + _skew[0]
+
+
+def _fake_perf_counter_ns() -> int:
+    return int(_fake_perf_counter() * 1_000_000_000)
+
+
+def _others_busy() -> bool:
+    """Whether another thread of this process is running (not blocked), read from /proc."""
+    me = threading.get_native_id()
+    try:
+        tids = os.listdir("/proc/self/task")
+    except OSError:
+        return False
+    for tid in tids:
+        if int(tid) == me:
+            continue
+        try:
+            with open(f"/proc/self/task/{tid}/stat", "rb") as handle:  # the real open: reads are not intercepted
+                stat = handle.read()
+        except OSError:
+            continue
+        if stat[stat.rindex(b")") + 2:][:1] in (b"R", b"D"):
+            return True
+    return False
+
+
 def _fake_sleep(seconds) -> None:
     if seconds < 0:
         raise ValueError("sleep length must be non-negative")
-    _now[0] += float(seconds)
+    seconds = float(seconds)
+    polls = heartbeat.slept()
+    if threading.active_count() > 1:
+        started = _real_monotonic()
+        _real_sleep(min(seconds, _BUSY_SLICE))
+        while _real_monotonic() - started < seconds and _others_busy():
+            _real_sleep(_BUSY_SLICE)
+        if _real_monotonic() - started < seconds:
+            _real_sleep(min(seconds, _IDLE_SLICE))
+        spent = _real_monotonic() - started
+    elif polls > _POLLS_BEFORE_SLOWING:
+        spent = min(seconds, _IDLE_SLICE)  # a lone thread polling for what never comes: let the runner see it idle
+        _real_sleep(spent)
+    else:
+        spent = 0.0
+    with _lock:
+        _now[0] += seconds
+        _skew[0] += max(0.0, seconds - spent)
 
 
 def _with_default_now(fn):
@@ -107,6 +182,10 @@ def install() -> None:
     time.time = _fake_time
     time.time_ns = _fake_time_ns
     time.sleep = _fake_sleep
+    time.monotonic = _fake_monotonic
+    time.monotonic_ns = _fake_monotonic_ns
+    time.perf_counter = _fake_perf_counter
+    time.perf_counter_ns = _fake_perf_counter_ns
     time.localtime = _with_default_now(time.localtime)
     time.gmtime = _with_default_now(time.gmtime)
     time.ctime = _with_default_now(time.ctime)

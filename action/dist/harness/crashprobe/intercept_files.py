@@ -4,8 +4,13 @@ they return, `os.open` with write flags and `os.write` on such descriptors,
 `shutil` and `tempfile` reach the outside world through these, looked up at
 call time, so they are covered too.
 
-A write outside the scenario's folder is refused with PermissionError: the
-scenario's folder is the only place a crash run may change.
+A write outside the scenario's folder (and the run's own temp folder) is
+refused with PermissionError and recorded as a harness refusal: the scenario's
+folder is the only place a crash run may change.
+
+Files opened for writing before the target runs (by the scenario function, or
+by a constructor it calls) are tracked too: their writes during the target's
+call are crash points.
 """
 import builtins
 import errno
@@ -32,7 +37,8 @@ def _crash_error(message):
 def _guard(path) -> None:
     if isinstance(path, int) or not TRACKER.active:
         return
-    if not TRACKER.inside_run_dir(path):
+    if not TRACKER.inside_writable(path):
+        TRACKER.refuse(path)
         raise PermissionError(
             errno.EACCES,
             f"crashprobe: a crash run may only write inside its scenario folder, not {os.fspath(path)!r}",
@@ -81,21 +87,23 @@ class TrackedFile:
 
 
 def tracked_open(file, mode="r", *args, **kwargs):
-    if not TRACKER.active or not _writes(mode):
+    if not TRACKER.in_run or not _writes(mode):
         return _real_open(file, mode, *args, **kwargs)
-    _guard(file)
-    TRACKER.hit("open", _crash_error)
+    if TRACKER.active:
+        _guard(file)
+        TRACKER.hit("open", _crash_error)
     raw = _real_open(file, mode, *args, **kwargs)
     OPEN_FILES.add(raw)
     return TrackedFile(raw)
 
 
 def tracked_os_open(path, flags, *args, **kwargs):
-    if not TRACKER.active or not flags & _WRITE_FLAGS:
+    if not TRACKER.in_run or not flags & _WRITE_FLAGS:
         return _real_os_open(path, flags, *args, **kwargs)
-    if kwargs.get("dir_fd") is None:
-        _guard(path)
-    TRACKER.hit("os.open", _crash_error)
+    if TRACKER.active:
+        if kwargs.get("dir_fd") is None:
+            _guard(path)
+        TRACKER.hit("os.open", _crash_error)
     fd = _real_os_open(path, flags, *args, **kwargs)
     _write_fds.add(fd)
     return fd

@@ -8,8 +8,8 @@ without calling a Python `commit`, so `execute*`, `commit`, `rollback`,
 import sqlite3
 import weakref
 
-from .points import TRACKER
-from .sql_kind import is_plain_read
+from .points import TRACKER, statement_text
+from .sql_kind import is_plain_read, split_script
 
 _real_connect = sqlite3.connect
 OPEN_CONNECTIONS = weakref.WeakSet()
@@ -26,23 +26,41 @@ def _crash_error(message):
 
 def _before_statement(sql, call):
     if isinstance(sql, str) and not is_plain_read(sql):
-        TRACKER.hit(call, _crash_error)
+        TRACKER.hit(call, _crash_error, statement_text(sql))
 
 
 class _StatementMixin:
-    """`execute*` on a connection or a cursor: every statement that is not a plain read is a crash point."""
+    """`execute*` on a connection or a cursor: every statement that is not a plain read is a
+    crash point; `executemany` is one per row (the first, middle and last are crashed at),
+    `executescript` one per statement that is not a plain read."""
 
     def execute(self, sql, *args, **kwargs):
         _before_statement(sql, "execute")
         return super().execute(sql, *args, **kwargs)
 
-    def executemany(self, sql, *args, **kwargs):
-        _before_statement(sql, "executemany")
-        return super().executemany(sql, *args, **kwargs)
+    def executemany(self, sql, seq_of_parameters, *args, **kwargs):
+        if not TRACKER.active or not isinstance(sql, str) or is_plain_read(sql):
+            return super().executemany(sql, seq_of_parameters, *args, **kwargs)
+        rows = list(seq_of_parameters)
+        crash_at = TRACKER.hits("executemany", [statement_text(sql)] * max(len(rows), 1))
+        if crash_at is None:
+            return super().executemany(sql, rows, *args, **kwargs)
+        if crash_at:
+            super().executemany(sql, rows[:crash_at], *args, **kwargs)
+        TRACKER.fire("executemany", _crash_error)
 
     def executescript(self, script, *args, **kwargs):
-        TRACKER.hit("executescript", _crash_error)
-        return super().executescript(script, *args, **kwargs)
+        if not TRACKER.active or not isinstance(script, str):
+            return super().executescript(script, *args, **kwargs)
+        statements = split_script(script)
+        writes = [i for i, s in enumerate(statements) if not is_plain_read(s)]
+        crash_at = TRACKER.hits("executescript", [statement_text(statements[i]) for i in writes]) if writes else None
+        if crash_at is None:
+            return super().executescript(script, *args, **kwargs)
+        done = statements[: writes[crash_at]]
+        if done:
+            super().executescript("\n".join(done), *args, **kwargs)
+        TRACKER.fire("executescript", _crash_error)
 
 
 class _CursorMixin(_StatementMixin):

@@ -23,11 +23,32 @@ def shape(value):
     return _VOLATILE_TOKEN.sub("#", str(value))
 
 
+_NAME_TOKENS = re.compile(r"[/._-]|[^/._-]+")
+VARIES = "*"
+
+
+def name_tokens(name: str) -> Tuple[str, ...]:
+    """A file's relative path cut into its parts and the separators between them."""
+    return tuple(_NAME_TOKENS.findall(name))
+
+
+@dataclass(frozen=True)
+class NamePattern:
+    """The names of files two normal runs name differently: the parts that varied are `*`."""
+    tokens: Tuple[str, ...]
+
+    def matches(self, tokens: Tuple[str, ...]) -> bool:
+        return len(tokens) == len(self.tokens) and all(p == VARIES or p == t for p, t in zip(self.tokens, tokens))
+
+    def __str__(self) -> str:
+        return "".join(self.tokens)
+
+
 @dataclass
 class Masks:
     columns: Set[Tuple[str, str, str]] = field(default_factory=set)
     files: Set[str] = field(default_factory=set)
-    file_names: bool = False
+    names: Set[NamePattern] = field(default_factory=set)
     email_fields: Set[str] = field(default_factory=set)
     notes: List[str] = field(default_factory=list)
 
@@ -35,13 +56,47 @@ class Masks:
         return Masks(
             self.columns | other.columns,
             self.files | other.files,
-            self.file_names or other.file_names,
+            self.names | other.names,
             self.email_fields | other.email_fields,
             self.notes + other.notes,
         )
 
     def file_key(self, name: str) -> str:
-        return shape(name) if self.file_names else name
+        if not self.names:
+            return name
+        tokens = name_tokens(name)
+        for pattern in sorted(self.names, key=str):
+            if pattern.matches(tokens):
+                return str(pattern)
+        return name
+
+
+def _name_patterns(first: Set[str], second: Set[str]) -> Tuple[Set[NamePattern], bool]:
+    """Patterns for the names only one of two normal runs has: names alike but for some
+    parts (a random folder, a token, a time stamp) pair up, and those parts vary.
+    Returns the patterns and whether every such name found its pair."""
+    only_first, only_second = sorted(first - second), sorted(second - first)
+    groups: Dict[tuple, Tuple[List[tuple], List[tuple]]] = {}
+    for names, side in ((only_first, 0), (only_second, 1)):
+        for name in names:
+            tokens = name_tokens(name)
+            skeleton = tuple(t if _is_separator(t) else "" for t in tokens)
+            groups.setdefault(skeleton, ([], []))[side].append(tokens)
+    patterns: Set[NamePattern] = set()
+    paired = True
+    for a_side, b_side in groups.values():
+        if len(a_side) != len(b_side):
+            paired = False
+            continue
+        columns = list(zip(*(a_side + b_side)))
+        varies = [len(set(column)) > 1 for column in columns]
+        base = a_side[0]
+        patterns.add(NamePattern(tuple(VARIES if v else t for t, v in zip(base, varies))))
+    return patterns, paired
+
+
+def _is_separator(token: str) -> bool:
+    return token in ("/", ".", "_", "-")
 
 
 def calibrate(first: State, second: State) -> Masks:
@@ -59,9 +114,8 @@ def calibrate(first: State, second: State) -> Masks:
                 if sorted(map(repr, (r[index] for r in a.rows))) != sorted(map(repr, (r[index] for r in b.rows))):
                     masks.columns.add((db, name, column))
     if set(first.files) != set(second.files):
-        if sorted(map(shape, first.files)) == sorted(map(shape, second.files)):
-            masks.file_names = True
-        else:
+        masks.names, paired = _name_patterns(set(first.files), set(second.files))
+        if not paired:
             masks.notes.append("two normal runs leave different files")
     second_by_key = {masks.file_key(n): c for n, c in second.files.items()}
     for name, content in first.files.items():
@@ -85,22 +139,26 @@ def _texts(state: State) -> str:
 
 
 def orphans(state: State, before: State, normal: State, masks: Optional["Masks"] = None) -> Set[str]:
-    """Files that make no state half-updated: leftovers in neither reference state,
-    and files a database row named in a reference state but names no longer."""
+    """Files that make no state half-updated: leftovers in neither reference state, and
+    files of a kind a database row names in a reference state (by the same name, or by a
+    name of the same random pattern) that no row of this state names."""
     key = masks.file_key if masks else (lambda name: name)
     result = set()
     known = {key(name) for name in before.files} | {key(name) for name in normal.files}
     texts = _texts(state) if state.dbs else ""
     reference_texts = _texts(before) + "\0" + _texts(normal) if state.dbs else ""
+    named_kinds = {key(name) for name in list(before.files) + list(normal.files)
+                   if state.dbs and _base(name) in reference_texts}
     for name in state.files:
         if key(name) not in known:
             result.add(name)
-            continue
-        if state.dbs:
-            base = name.rsplit("/", 1)[-1]
-            if base in reference_texts and base not in texts:
-                result.add(name)
+        elif state.dbs and key(name) in named_kinds and _base(name) not in texts:
+            result.add(name)
     return result
+
+
+def _base(name: str) -> str:
+    return name.rsplit("/", 1)[-1]
 
 
 def canonical(state: State, masks: Masks, drop: Set[str] = frozenset()):
@@ -123,9 +181,21 @@ def canonical(state: State, masks: Masks, drop: Set[str] = frozenset()):
     return dbs, files, emails
 
 
+def _without_new_empty_tables(state: State, before: State) -> State:
+    """A table (or database) the crash created but left empty holds no data: a library that
+    makes its schema on first use is not half-updated by a crash right after that."""
+    dbs = {}
+    for db, tables in state.dbs.items():
+        kept = {name: table for name, table in tables.items()
+                if table.rows or name in before.dbs.get(db, {})}
+        if kept or db in before.dbs:
+            dbs[db] = kept
+    return State(files=state.files, dbs=dbs, emails=state.emails)
+
+
 def half_updated(after_crash: State, before: State, normal: State, masks: Masks) -> bool:
     dropped = orphans(after_crash, before, normal, masks)
-    seen = canonical(after_crash, masks, dropped)
+    seen = canonical(_without_new_empty_tables(after_crash, before), masks, dropped)
     return seen != canonical(before, masks) and seen != canonical(normal, masks)
 
 
@@ -178,10 +248,13 @@ def compare_effects(after: State, normal: State, before: State, masks: Masks) ->
                 continue
             into.setdefault(masks.file_key(name), []).append(content)
     b_files = {masks.file_key(name): content for name, content in before.files.items()}
+    consumes = bool(b_files.keys() - n_files.keys())  # one run takes files away (a file queue's get)
     for key in sorted(a_files.keys() | n_files.keys()):
         a_list, n_list = a_files.get(key, []), n_files.get(key, [])
         if len(a_list) > len(n_list):
             more.append(f"file {key} was written again")
+        elif len(a_list) < len(n_list) and consumes and key in b_files:
+            more.append(f"file {key} taken away as well")
         elif len(a_list) < len(n_list):
             less.append(f"file {key} is missing")
         elif len(a_list) == 1:
@@ -230,22 +303,33 @@ def _compare_rows(db, name, a: Table, n: Table, b: Optional[Table], masks: Masks
     masked = {i for i, c in enumerate(n.columns) if (db, name, c) in masks.columns}
     pk_masked = any(n.columns.index(c) in masked for c in n.pk)
     a_keyed, n_keyed = _keyed(a), _keyed(n)
+    b_same = b is not None and b.columns == n.columns
     if a_keyed is None or n_keyed is None or pk_masked:
         def norm(rows):
             return Counter(repr(tuple(shape(v) if i in masked else v for i, v in enumerate(r))) for r in rows)
-        extra, missing = norm(a.rows) - norm(n.rows), norm(n.rows) - norm(a.rows)
+        a_rows, n_rows = norm(a.rows), norm(n.rows)
+        b_rows = norm(b.rows) if b_same else Counter()
+        extra, missing = a_rows - n_rows, n_rows - a_rows
+        consumed_again = _consumed_again(missing, b_rows, n_rows)
         if len(a.rows) > len(n.rows):
             more.append(f"{name}: {len(a.rows) - len(n.rows)} extra row(s)")
+        elif consumed_again:
+            more.append(f"{name}: {consumed_again} more row(s) taken out than one run takes")
         elif len(a.rows) < len(n.rows):
             less.append(f"{name}: {len(n.rows) - len(a.rows)} row(s) missing")
         elif extra or missing:
             less.append(f"{name}: rows differ from the normal run")
         return
-    b_keyed = _keyed(b) if b is not None and b.columns == n.columns else None
+    b_keyed = _keyed(b) if b_same else None
     for key in a_keyed.keys() - n_keyed.keys():
         more.append(f"{name}: extra row {key!r}")
+    consumes = b_keyed is not None and bool(b_keyed.keys() - n_keyed.keys())
     for key in n_keyed.keys() - a_keyed.keys():
-        less.append(f"{name}: row {key!r} missing")
+        if consumes and key in b_keyed:
+            # One run takes rows out of this table (a queue's get, a pop): taking out another is doing it twice.
+            more.append(f"{name}: row {key!r} taken out as well")
+        else:
+            less.append(f"{name}: row {key!r} missing")
     for key in a_keyed.keys() & n_keyed.keys():
         a_row, n_row = a_keyed[key], n_keyed[key]
         for i, column in enumerate(n.columns):
@@ -264,6 +348,14 @@ def _compare_rows(db, name, a: Table, n: Table, b: Optional[Table], masks: Masks
             less.append(f"{name}.{column} of {key!r} is {av!r}, normal run: {nv!r}")
 
 
+def _consumed_again(missing: Counter, before: Counter, normal: Counter) -> int:
+    """How many of the rows missing after the re-run were there before and kept by one run,
+    in a table that one run takes rows out of; 0 when the table is not consumed from."""
+    if not missing or not (before - normal):
+        return 0
+    return sum((missing & before).values()) if sum((missing & before).values()) == sum(missing.values()) else 0
+
+
 def outcome(after_rerun: State, normal: State, before: State, masks: Masks) -> Tuple[str, List[str]]:
     dropped = orphans(after_rerun, before, normal, masks)
     if canonical(after_rerun, masks, dropped) == canonical(normal, masks):
@@ -276,14 +368,44 @@ def outcome(after_rerun: State, normal: State, before: State, masks: Masks) -> T
     return "recovered", []
 
 
+EMPTY = "(empty)"
+ABSENT = "(absent)"
+PRESENT = "(present)"
+
+
 def _short(value):
     if isinstance(value, bytes):
+        if not value:
+            return EMPTY
         text = value.decode("utf-8", "replace")
         return text if len(text) <= 60 else text[:57] + "..."
+    if isinstance(value, str) and not value:
+        return EMPTY
     return value
 
 
-ABSENT = "(absent)"
+def _row_cells(db: str, name: str, columns, key, rows: Dict[str, Optional[tuple]], masks: Masks) -> List[dict]:
+    """The cells of one row that differ between the states. Where the row is absent in some
+    states, the columns that tell the present rows apart are shown (absent elsewhere); when
+    the present rows agree, one `(row)` cell shows the row, so no two different values print alike."""
+    label = "/".join(map(str, key))
+    present = {k: r for k, r in rows.items() if r is not None}
+    cells = []
+    for i, column in enumerate(columns):
+        values = {k: (r[i] if i < len(r) else None) for k, r in present.items()}
+        comparable = {k: shape(v) if (db, name, column) in masks.columns else v for k, v in values.items()}
+        if len(set(map(repr, comparable.values()))) > 1:
+            cells.append({"db": db, "table": name, "key": label, "column": column,
+                          "values": {k: ABSENT if rows[k] is None else _short(values[k]) for k in rows}})
+    if not cells and len(present) < len(rows):
+        cells.append({"db": db, "table": name, "key": label, "column": "(row)",
+                      "values": {k: ABSENT if r is None else _short(_row_text(r)) for k, r in rows.items()}})
+    return cells
+
+
+def _row_text(row: tuple) -> str:
+    text = repr(tuple(row))
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def evidence(states: Dict[str, Optional[State]], masks: Masks, limit: int = 12) -> List[dict]:
@@ -302,26 +424,10 @@ def evidence(states: Dict[str, Optional[State]], masks: Masks, limit: int = 12) 
                 continue
             keys = sorted(set().union(*[set(v) for v in keyed.values()]), key=repr)
             for key in keys:
-                rows = {k: keyed[k].get(key) for k in names}
-                if any(row is None for row in rows.values()):
-                    cells.append({"db": db, "table": name, "key": "/".join(map(str, key)), "column": "(row)",
-                                  "values": {k: ABSENT if row is None else _short(repr(tuple(row)).encode())
-                                             for k, row in rows.items()}})
-                    continue
-                for i, column in enumerate(columns):
-                    values = {}
-                    for k in names:
-                        row = keyed[k].get(key)
-                        values[k] = ABSENT if row is None else (row[i] if i < len(row) else ABSENT)
-                    comparable = {
-                        k: shape(v) if (db, name, column) in masks.columns else v for k, v in values.items()
-                    }
-                    if len(set(map(repr, comparable.values()))) > 1:
-                        cells.append({"db": db, "table": name, "key": "/".join(map(str, key)), "column": column,
-                                      "values": {k: _short(v) for k, v in values.items()}})
+                cells.extend(_row_cells(db, name, columns, key, {k: keyed[k].get(key) for k in names}, masks))
     all_files = sorted(set().union(*[set(states[k].files) for k in names]))
     for file in all_files:
-        values = {k: _short(states[k].files.get(file, ABSENT)) if file in states[k].files else ABSENT for k in names}
+        values = {k: _short(states[k].files[file]) if file in states[k].files else ABSENT for k in names}
         if len(set(map(repr, values.values()))) > 1:
             cells.append({"file": file, "values": values})
     email_counts = {k: len(states[k].emails) for k in names}

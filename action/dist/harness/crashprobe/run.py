@@ -2,20 +2,28 @@
 
 The run writes its report (status, error, the crash points it passed) to a file
 with raw `os` calls, also when it is hard-crashed, then ends with `os._exit`.
+A soft crash writes a partial report first, so a run that then blocks (a worker
+thread died at the crash, its caller waits for it) still says it crashed.
 """
 import json
 import os
 import sys
+import tempfile
+import threading
 import time
 import traceback
 
-from . import clock, intercept_files, intercept_sqlite, sandbox
+from . import clock, heartbeat, intercept_files, intercept_sqlite, sandbox
 from .points import TRACKER
+from .reports import Status
+from .usage import Recorder
 from .world import World
 
 _real_os_open = intercept_files._real_os_open
 _real_os_write = intercept_files._real_os_write
 _real_os_close = intercept_files._real_os_close
+_perf_counter = clock._real_perf_counter
+_JOIN_SECONDS = 30.0  # non-daemon threads are joined as at interpreter exit; the runner ends a hang first
 
 
 _owner = [0]
@@ -42,10 +50,29 @@ def describe_error(exc: BaseException, root: str) -> str:
     return f"{type(exc).__name__}: {message}{where}" if message else f"{type(exc).__name__}{where}"
 
 
+def _temp_folder(spec: dict) -> str:
+    """The run's own system temp folder: `tempfile` and `TMPDIR` point here, with or without
+    bubblewrap, so temp files behave alike everywhere. It is not part of the judged state."""
+    folder = os.path.join(spec["control"], "tmp")
+    os.makedirs(folder, mode=0o777, exist_ok=True)
+    for name in ("TMPDIR", "TEMP", "TMP"):
+        os.environ[name] = folder
+    tempfile.tempdir = folder
+    return folder
+
+
+def _join_threads() -> None:
+    """What interpreter exit does before it ends: wait for the threads that are not daemons."""
+    me = threading.current_thread()
+    for thread in threading.enumerate():
+        if thread is not me and not thread.daemon and thread is not threading.main_thread():
+            thread.join(_JOIN_SECONDS)
+
+
 def execute(spec: dict, scenario, target) -> None:
     """Never returns."""
     report_path = spec["report"]
-    started = time.perf_counter()
+    started = _perf_counter()
     _owner[0] = os.getpid()
     try:
         if os.getsid(0) != os.getpid():  # a spawned run already leads its own session
@@ -53,44 +80,63 @@ def execute(spec: dict, scenario, target) -> None:
         log = os.open(spec["log"], os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o666)
         os.dup2(log, 1)
         os.dup2(log, 2)
+        temp = _temp_folder(spec)
         sandbox.apply(spec["limits"], [spec["folder"], spec["control"]])
+        heartbeat.attach(spec.get("heartbeat"))
         os.chdir(spec["folder"])
         clock.set_run(spec["clock"], spec["seed"])
         intercept_sqlite.set_mode(spec["mode"] == "autocommit")
         world = World(spec["folder"], spec["outbox"], seeding=spec.get("seed_only", False))
+        TRACKER.in_run = not spec.get("seed_only")
         try:
             kwargs = scenario.fn(world)
         except BaseException as exc:  # the scenario itself is broken
-            _write_report(report_path, {"status": "scenario-raised", "error": describe_error(exc, spec["root"]),
+            _write_report(report_path, {"status": Status.SCENARIO_RAISED, "error": describe_error(exc, spec["root"]),
                                         "trace": []})
             os._exit(0)
         if spec.get("seed_only"):
             intercept_files.close_all()
             intercept_sqlite.close_all()
-            _write_report(report_path, {"status": "ok", "trace": []})
+            _write_report(report_path, {"status": Status.OK, "trace": []})
             os._exit(0)
         if not isinstance(kwargs, dict):
-            _write_report(report_path, {"status": "scenario-raised", "trace": [],
+            _write_report(report_path, {"status": Status.SCENARIO_RAISED, "trace": [],
                                         "error": f"the scenario returned {type(kwargs).__name__}, not a dict of keyword arguments"})
             os._exit(0)
 
         def on_hard_crash():
-            _write_report(report_path, {"status": "crashed-hard", "trace": TRACKER.trace, "crashed": TRACKER.crashed})
+            _write_report(report_path, {"status": Status.CRASHED_HARD, "trace": TRACKER.trace, "crashed": TRACKER.crashed})
 
-        TRACKER.start(spec["root"], spec["folder"], spec.get("crash"), on_hard_crash)
-        status, error = "ok", None
+        def on_soft_crash():
+            _write_report(report_path, {"status": Status.LIMIT, "trace": TRACKER.trace, "crashed": TRACKER.crashed,
+                                        "error": "the run did not end after its soft crash"})
+
+        recorder = Recorder(spec["root"]) if spec.get("record_usage") else None
+        TRACKER.start(spec["root"], [spec["folder"], temp], spec.get("crash"), on_hard_crash, on_soft_crash)
+        if recorder:
+            recorder.start()
+        status, error = Status.OK, None
         try:
             target(**kwargs)
         except BaseException as exc:
-            status, error = "raised", describe_error(exc, spec["root"])
+            status, error = Status.RAISED, describe_error(exc, spec["root"])
+        _join_threads()
+        if recorder:
+            recorder.stop()
         TRACKER.stop()
         intercept_files.close_all()
         intercept_sqlite.close_all()
-        _write_report(report_path, {"status": status, "error": error, "trace": TRACKER.trace,
-                                    "crashed": TRACKER.crashed, "seconds": time.perf_counter() - started})
+        report = {"status": status, "error": error, "trace": TRACKER.trace, "crashed": TRACKER.crashed,
+                  "seconds": _perf_counter() - started}
+        if TRACKER.refused is not None:
+            report["refused"] = TRACKER.refused
+        if recorder:
+            report["imports"] = recorder.imports()
+            report["executed"] = sorted(recorder.executed)
+        _write_report(report_path, report)
     except BaseException as exc:  # a harness failure inside the run: report it, never hang
         try:
-            _write_report(report_path, {"status": "harness-error", "error": describe_error(exc, spec["root"]),
+            _write_report(report_path, {"status": Status.HARNESS_ERROR, "error": describe_error(exc, spec["root"]),
                                         "trace": []})
         except BaseException:
             pass

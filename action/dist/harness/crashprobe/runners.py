@@ -1,20 +1,90 @@
-"""How a run gets its process: forked from this warm server, or a fresh interpreter."""
+"""How a run gets its process: forked from this warm server, or a fresh interpreter.
+
+The runner waits for the run with a wall-clock limit, and ends it early as a
+hang when, for about a second, it neither used CPU time nor moved its heartbeat
+(heartbeat.py): every thread is blocked, so nothing will ever change.
+"""
 import json
 import os
 import select
 import signal
 import subprocess
 import sys
-import time
+from typing import NamedTuple, Optional
 
-from . import run
+from . import clock, heartbeat, run
 from .intercept_sqlite import OPEN_CONNECTIONS
 from .points import HARD_CRASH_EXIT
+from .reports import RunReport, Status
+
+HANG_SECONDS = 1.0
+_POLL = 0.05
+_IDLE_CPU_SHARE = 0.05  # below this share of one core, a run counts as idle
+_TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+_monotonic = clock._real_monotonic
 
 
-def _wait(pid: int, timeout: float):
-    """waitpid with a wall-clock limit; on timeout the run's process group is killed."""
-    deadline = time.monotonic() + timeout
+class Ended(NamedTuple):
+    status: int  # as os.waitpid gives it
+    timed_out: bool = False
+    hung: bool = False
+
+
+def _cpu_ticks(pid: int) -> Optional[int]:
+    """User + system CPU time of every thread of the process, in clock ticks."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            stat = handle.read()
+    except OSError:
+        return None
+    fields = stat[stat.rindex(b")") + 2:].split()
+    return int(fields[11]) + int(fields[12])
+
+
+def _runnable(pid: int) -> bool:
+    """True when a thread of the process is running or waiting for a CPU (state R): not blocked,
+    only starved, e.g. a fork loop on a busy machine uses little CPU time of its own."""
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return False
+    for task in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{task}/stat", "rb") as handle:
+                stat = handle.read()
+        except OSError:
+            continue
+        if stat[stat.rindex(b")") + 2:stat.rindex(b")") + 3] == b"R":
+            return True
+    return False
+
+
+class _HangWatch:
+    def __init__(self, pid: int, beat_path: Optional[str]):
+        self.pid = pid
+        self.beat_path = beat_path
+        self.mark = (_monotonic(), _cpu_ticks(pid), self._beat())
+
+    def _beat(self):
+        beat = heartbeat.read(self.beat_path) if self.beat_path else None
+        return beat.hits if beat else None
+
+    def hung(self) -> bool:
+        now, ticks, beat = _monotonic(), _cpu_ticks(self.pid), self._beat()
+        since, mark_ticks, mark_beat = self.mark
+        if ticks is None or mark_ticks is None:
+            return False
+        busy = ticks - mark_ticks > _IDLE_CPU_SHARE * (now - since) * _TICK + 1
+        if busy or beat != mark_beat or _runnable(self.pid):
+            self.mark = (now, ticks, beat)
+            return False
+        return now - since >= HANG_SECONDS
+
+
+def _wait(pid: int, timeout: float, beat_path: Optional[str] = None) -> Ended:
+    """waitpid with a wall-clock limit and hang detection; the run's process group is killed at the end."""
+    deadline = _monotonic() + timeout
+    watch = _HangWatch(pid, beat_path)
     pidfd = None
     if hasattr(os, "pidfd_open"):
         try:
@@ -27,16 +97,17 @@ def _wait(pid: int, timeout: float):
             done, status = os.waitpid(pid, os.WNOHANG)
             if done:
                 _kill_group(pid)  # whatever the run left behind (forked children) goes with it
-                return status, False
-            left = deadline - time.monotonic()
-            if left <= 0:
+                return Ended(status)
+            left = deadline - _monotonic()
+            hung = watch.hung()
+            if left <= 0 or hung:
                 _kill_group(pid)
                 _, status = os.waitpid(pid, 0)
-                return status, True
+                return Ended(status, timed_out=not hung, hung=hung)
             if pidfd is not None:
-                select.select([pidfd], [], [], left)
+                select.select([pidfd], [], [], min(left, _POLL))
             else:
-                time.sleep(min(delay, left))
+                clock._real_sleep(min(delay, left))
                 delay = min(delay * 2, 0.02)
     finally:
         if pidfd is not None:
@@ -51,25 +122,44 @@ def _kill_group(pid: int) -> None:
             pass
 
 
-def _finish(spec: dict, status: int, timed_out: bool) -> dict:
+def _finish(spec: dict, ended: Ended) -> RunReport:
     try:
         with open(spec["report"], "r", encoding="utf-8") as handle:
-            report = json.load(handle)
+            data = json.load(handle)
     except (OSError, ValueError):
-        report = None
-    if timed_out:
-        return {"status": "limit", "trace": (report or {}).get("trace", []),
-                "error": f"the run did not finish within the {spec['limits']['wall_seconds']} s wall-clock limit"}
-    if report is None:
+        data = None
+    partial = RunReport.from_json(data) if data else None
+    if ended.hung:
+        # The run may have reached its crash point before it blocked (a worker thread died and
+        # its caller waits): a soft crash writes a partial report saying so.
+        beat = heartbeat.read(spec["heartbeat"]) if spec.get("heartbeat") else None
+        return RunReport(Status.HANG, trace=partial.trace if partial else [],
+                         crashed=partial.crashed if partial else None,
+                         error=f"the run hangs: every thread blocked for {HANG_SECONDS:.0f} s with nothing changing"
+                               + (f" (after {beat.hits} intercepted calls)" if beat else ""))
+    if ended.timed_out:
+        return RunReport(Status.LIMIT, trace=partial.trace if partial else [],
+                         crashed=partial.crashed if partial else None,
+                         error=f"the run did not finish within the {spec['limits']['wall_seconds']} s wall-clock limit")
+    status = ended.status
+    if partial is None:
         if os.WIFSIGNALED(status):
             sig = os.WTERMSIG(status)
             reason = {signal.SIGXCPU: "CPU-time limit", signal.SIGKILL: "killed (memory or CPU limit)",
                       signal.SIGSEGV: "segmentation fault"}.get(sig, f"signal {sig}")
-            return {"status": "limit", "trace": [], "error": f"the run ended by {reason}"}
-        return {"status": "limit", "trace": [], "error": f"the run ended with exit code {os.WEXITSTATUS(status)} and no report"}
-    if report.get("status") == "crashed-hard" and not (os.WIFEXITED(status) and os.WEXITSTATUS(status) == HARD_CRASH_EXIT):
-        report["error"] = "hard crash exit code mismatch"
-    return report
+            return RunReport(Status.LIMIT, error=f"the run ended by {reason}")
+        return RunReport(Status.LIMIT, error=f"the run ended with exit code {os.WEXITSTATUS(status)} and no report")
+    if partial.status == Status.CRASHED_HARD and not (os.WIFEXITED(status) and os.WEXITSTATUS(status) == HARD_CRASH_EXIT):
+        partial.error = "hard crash exit code mismatch"
+    return partial
+
+
+def _prepare(spec: dict) -> None:
+    for key in ("report",):
+        if spec.get(key) and os.path.exists(spec[key]):
+            os.remove(spec[key])
+    if spec.get("heartbeat"):
+        heartbeat.create(spec["heartbeat"])
 
 
 class ForkRunner:
@@ -78,17 +168,17 @@ class ForkRunner:
     def __init__(self, scenario_index: dict):
         self._scenarios = scenario_index  # name -> (scenario, target)
 
-    def run(self, spec: dict) -> dict:
+    def run(self, spec: dict) -> RunReport:
         if len(OPEN_CONNECTIONS):
             raise RuntimeError("the harness holds an open SQLite connection; it must never fork with one")
         scenario, target = self._scenarios[spec["scenario"]]
+        _prepare(spec)
         sys.stdout.flush()
         sys.stderr.flush()
         pid = os.fork()
         if pid == 0:
             run.execute(spec, scenario, target)
-        status, timed_out = _wait(pid, spec["limits"]["wall_seconds"])
-        return _finish(spec, status, timed_out)
+        return _finish(spec, _wait(pid, spec["limits"]["wall_seconds"], spec.get("heartbeat")))
 
 
 class SpawnRunner:
@@ -98,7 +188,8 @@ class SpawnRunner:
         self._file = scenario_file
         self._env = env
 
-    def run(self, spec: dict) -> dict:
+    def run(self, spec: dict) -> RunReport:
+        _prepare(spec)
         payload = dict(spec, scenario_file=self._file)
         process = subprocess.Popen(
             [sys.executable, "-m", "crashprobe.child"],
@@ -107,6 +198,6 @@ class SpawnRunner:
         )
         process.stdin.write(json.dumps(payload).encode("utf-8"))
         process.stdin.close()
-        status, timed_out = _wait(process.pid, spec["limits"]["wall_seconds"] + 5)
+        ended = _wait(process.pid, spec["limits"]["wall_seconds"] + 5, spec.get("heartbeat"))
         process.returncode = 0  # reaped by _wait
-        return _finish(spec, status, timed_out)
+        return _finish(spec, ended)

@@ -7,6 +7,7 @@ stderr, so it can never corrupt the protocol.
 """
 import json
 import os
+import signal
 import sys
 import time
 
@@ -35,15 +36,21 @@ def main() -> int:
     limits = dict(request.get("limits") or {})
     limits.setdefault("wall_seconds", 20)
     harness_dir = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    limits["drop_privileges"] = bool(request.get("drop_privileges", True)) and sandbox.can_drop_privileges(
-        [sys.executable, root, harness_dir, work])
-    if not limits["drop_privileges"] and os.geteuid() == 0:
-        emit({"type": "note", "message": "runs keep the root user here (the interpreter or the code is not readable "
-                                         "by others), so the process-count limit is not enforced"})
+    limits["drop_privileges"] = bool(request.get("drop_privileges", True))
+    file_cpu = int(request.get("file_cpu_seconds") or 300)
+    # Nothing from the repository has run yet: the limits and the uid drop come first.
+    for note in sandbox.limit_server(limits, file_cpu, [sys.executable, root, harness_dir, work,
+                                                        os.path.dirname(os.path.abspath(scenario_file))], work):
+        emit({"type": "note", "message": note})
+    # A scenario file or target whose import blocks ends the server (SIGALRM's default action);
+    # one that spins ends at the CPU soft limit (SIGXCPU). The caller reports either per file.
+    signal.signal(signal.SIGALRM, signal.SIG_DFL)
+    signal.alarm(max(30, 3 * int(limits["wall_seconds"])))
     started = time.monotonic()
     try:
         scenarios = loader.load_scenarios(scenario_file, root)
     except loader.LoadError as exc:
+        signal.alarm(0)
         emit({"type": "error", "file": scenario_file, "message": str(exc)})
         emit({"type": "done", "runs": 0, "seconds": time.monotonic() - started})
         return 2
@@ -57,6 +64,8 @@ def main() -> int:
             emit({"type": "error", "file": scenario_file, "scenario": scenario.name, "line": scenario.line,
                   "message": str(exc)})
     scenarios = [s for s in scenarios if s.name in index]
+    signal.alarm(0)
+    sandbox.imports_done(file_cpu)
     isolation = request.get("isolation", "fork")
     if isolation == "fork" and len(OPEN_CONNECTIONS):
         emit({"type": "note", "message": "the target opens a SQLite connection when imported; "

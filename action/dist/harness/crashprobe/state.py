@@ -12,6 +12,14 @@ from .outbox import read_outbox
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 _SIDE_FILES = ("-journal", "-wal", "-shm")
+_LOCK_SUFFIXES = (".lock", ".lck")
+
+
+def is_lock_file(name: str, size: int) -> bool:
+    """A lock, not data: `*.lock` and `*.lck` files that are empty or hold at most an owner
+    (a process id, a host name), and empty files named for a lock."""
+    lower = name.lower()
+    return (lower.endswith(_LOCK_SUFFIXES) and size <= 64) or (size == 0 and "lock" in lower)
 
 
 @dataclass
@@ -71,6 +79,8 @@ def capture(folder: str, outbox_path: str) -> State:
             full = os.path.join(dirpath, name)
             rel = os.path.relpath(full, folder).replace(os.sep, "/")
             if any(name.endswith(suffix) and os.path.exists(full[: -len(suffix)]) for suffix in _SIDE_FILES):
+                continue
+            if not os.path.islink(full) and is_lock_file(name, os.path.getsize(full)):
                 continue
             if os.path.islink(full):
                 state.files[rel] = b"symlink:" + os.readlink(full).encode()
