@@ -115,6 +115,14 @@ function createPrivately(file: string): void {
   chmodSync(file, 0o600);
 }
 
+const HOUR_MS = 3_600_000;
+
+/** Reviews one installation may queue per hour (issue 9, requirement 10): a flood of pushes cannot take the App. */
+export interface RateLimit {
+  installationId: number;
+  perHour: number;
+}
+
 export class CrashprobeState {
   readonly db: Database.Database;
   readonly maxAttempts: number;
@@ -156,12 +164,26 @@ export class CrashprobeState {
    * delivery without its job: 'duplicate' for a delivery id seen before (nothing is queued),
    * 'exists' when a job with this key was already queued or done, 'queued' otherwise.
    */
-  admit(deliveryId: string, event: string, job?: { key: string; payload: unknown; lane?: string }): 'duplicate' | 'exists' | 'queued' | 'ignored' {
+  admit(
+    deliveryId: string,
+    event: string,
+    job?: { key: string; payload: unknown; lane?: string },
+    limit?: RateLimit,
+  ): 'duplicate' | 'exists' | 'queued' | 'ignored' | 'rate-limited' {
     return this.db.transaction(() => {
       if (!this.recordDelivery(deliveryId, event)) return 'duplicate';
       if (!job) return 'ignored';
+      if (limit && !this.jobByKey(job.key) && this.jobsOfInstallationSince(limit.installationId, this.now() - HOUR_MS) >= limit.perHour) return 'rate-limited';
       return this.enqueue(job.key, job.payload, job.lane).created ? 'queued' : 'exists';
     }).immediate();
+  }
+
+  /** Jobs queued for one installation since `since` (ms): what its rate limit counts. */
+  jobsOfInstallationSince(installationId: number, since: number): number {
+    const row = this.db
+      .prepare("SELECT count(*) AS n FROM jobs WHERE created_at >= ? AND json_extract(payload, '$.installationId') = ?")
+      .get(since, installationId) as { n: number };
+    return row.n;
   }
 
   jobByKey(key: string): Job | undefined {

@@ -180,3 +180,19 @@ describe('lanes and pruning', () => {
     expect(state.jobs().map((j) => j.key)).toEqual(['waiting']);
   });
 });
+
+describe('rate limit per installation (issue 9, requirement 10)', () => {
+  it('queues at most perHour reviews of one installation in an hour; others and later ones go on', () => {
+    const job = (key: string, installationId: number) => ({ key, payload: { installationId }, lane: key });
+    const limit = (installationId: number) => ({ installationId, perHour: 2 });
+    expect(state.admit('d1', 'pull_request', job('a#1@1', 7), limit(7))).toBe('queued');
+    expect(state.admit('d2', 'pull_request', job('a#1@2', 7), limit(7))).toBe('queued');
+    expect(state.admit('d3', 'pull_request', job('a#1@3', 7), limit(7))).toBe('rate-limited');
+    expect(state.admit('d4', 'pull_request', job('b#1@1', 8), limit(8))).toBe('queued');
+    // A redelivery of a job already queued is still 'exists', not a new review to count.
+    expect(state.admit('d5', 'pull_request', job('a#1@1', 7), limit(7))).toBe('exists');
+    clock += 3_600_001;
+    expect(state.admit('d6', 'pull_request', job('a#1@4', 7), limit(7))).toBe('queued');
+    expect(state.jobs().map((j) => j.key)).toEqual(['a#1@1', 'a#1@2', 'b#1@1', 'a#1@4']);
+  });
+});

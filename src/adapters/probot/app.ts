@@ -11,6 +11,7 @@ import { WorkerPool } from './worker-pool.ts';
 import type { CrashprobeConfig } from '../../core/config/schema.ts';
 
 export const PULL_REQUEST_EVENTS = ['pull_request.opened', 'pull_request.synchronize', 'pull_request.reopened', 'pull_request.ready_for_review'] as const;
+export const DEFAULT_REVIEWS_PER_HOUR = 120;
 export const REVIEW_COMMAND = /^\/crashprobe\s+review\b/;
 /** Who may ask for a re-run by comment: people with write access, since a re-run runs the harness again. */
 const TRUSTED_ASSOCIATIONS = new Set(['OWNER', 'MEMBER', 'COLLABORATOR']);
@@ -22,6 +23,8 @@ export interface AppDeps {
   /** The audit's LLM for a repository's config; absent: the audit is the static checks. */
   llm?(config: CrashprobeConfig, logger: Logger, store: Store): LlmClient | undefined;
   concurrency: number;
+  /** Reviews one installation may queue per hour; more are dropped with a warning (default 120). */
+  reviewsPerHour?: number;
   leaseMs?: number;
   pollMs?: number;
   workRoot?: string;
@@ -75,8 +78,10 @@ export default function crashprobeApp(app: Probot, _options?: ApplicationFunctio
   );
 
   const admit = (context: Context, job: { key: string; payload: ReviewJob; lane: string } | undefined) => {
-    const outcome = deps.state.admit(context.id, context.name, job);
+    const limit = job ? { installationId: job.payload.installationId, perHour: deps.reviewsPerHour ?? DEFAULT_REVIEWS_PER_HOUR } : undefined;
+    const outcome = deps.state.admit(context.id, context.name, job, limit);
     if (outcome === 'duplicate') logger.info(`delivery ${context.id} was seen before; ignored`);
+    else if (outcome === 'rate-limited') logger.warn(`${job!.key}: installation ${limit!.installationId} queued ${limit!.perHour} reviews in the last hour (CRASHPROBE_REVIEWS_PER_HOUR); not queued`);
     else if (outcome === 'exists') logger.info(`${job!.key} is already queued or done; nothing more to do`);
     else if (outcome === 'queued') pool.kick();
   };

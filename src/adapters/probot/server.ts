@@ -29,6 +29,7 @@ export async function startServer(settings: AppSettings): Promise<{ server: Serv
       harness: (config, logger) =>
         chooseHarness(config, { enabled: true, fromFork: false, python: settings.python, searchPath: settings.searchPath }, logger),
       concurrency: settings.concurrency,
+      reviewsPerHour: settings.reviewsPerHour,
       llm: (config, logger, store) => {
         const { client, warning } = llmClientFromEnv(settings.llmEnv, config.audit.model, { store, logger });
         if (warning) logger.warn(warning);

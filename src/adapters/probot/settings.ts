@@ -15,6 +15,8 @@ export interface AppSettings {
   statePath: string;
   /** Reviews run at once, at most. */
   concurrency: number;
+  /** CRASHPROBE_REVIEWS_PER_HOUR: reviews one installation may queue per hour (default 120). */
+  reviewsPerHour: number;
   logLevel: 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal';
   /** The interpreter crash runs use: CRASHPROBE_PYTHON, or python3. */
   python: string;
@@ -61,6 +63,9 @@ export function readSettings(env: Env, readFile: (path: string) => string = (p) 
   const concurrency = env.CRASHPROBE_CONCURRENCY ? Number(env.CRASHPROBE_CONCURRENCY) : 2;
   if (!Number.isInteger(concurrency) || concurrency < 1) problems.push(`CRASHPROBE_CONCURRENCY must be a whole number of 1 or more, not "${env.CRASHPROBE_CONCURRENCY}"`);
 
+  const reviewsPerHour = env.CRASHPROBE_REVIEWS_PER_HOUR ? Number(env.CRASHPROBE_REVIEWS_PER_HOUR) : 120;
+  if (!Number.isInteger(reviewsPerHour) || reviewsPerHour < 1) problems.push(`CRASHPROBE_REVIEWS_PER_HOUR must be a whole number of 1 or more, not "${env.CRASHPROBE_REVIEWS_PER_HOUR}"`);
+
   const logLevel = (env.LOG_LEVEL ?? 'info') as AppSettings['logLevel'];
   if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
 
@@ -78,6 +83,7 @@ export function readSettings(env: Env, readFile: (path: string) => string = (p) 
     baseUrl: env.GHE_HOST ? `${protocol}://${env.GHE_HOST}/api/v3` : undefined,
     statePath: env.CRASHPROBE_STATE || './.crashprobe/state.db',
     concurrency,
+    reviewsPerHour,
     logLevel,
     python: env.CRASHPROBE_PYTHON || 'python3',
     searchPath: (env.PATH || '/usr/local/bin:/usr/bin:/bin').split(':'),

@@ -25,6 +25,7 @@ beforeAll(async () => {
     webhookPath: '/api/github/webhooks',
     statePath: path.join(dir, 'state.db'),
     concurrency: 1,
+    reviewsPerHour: 120,
     logLevel: 'fatal',
     python: 'python3',
     searchPath: [],
