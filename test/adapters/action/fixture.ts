@@ -110,6 +110,8 @@ export interface JobOptions {
   failing?: Record<string, number>;
   /** The pull request's files as pulls/files lists them (default: all the change touches). */
   onlyFiles?: string[];
+  /** Builds the checkout (a git repository with `main` as the base and HEAD as the head); examples/shop's change by default. */
+  repository?: () => Promise<string>;
   /** The head is in another repository, as a fork's pull request. */
   fromFork?: boolean;
   /** The event's name (GITHUB_EVENT_NAME), pull_request by default. */
@@ -133,7 +135,7 @@ const git = (cwd: string, ...args: string[]) => execa('git', args, { cwd }).then
 let jobCount = 0;
 
 export async function startJob(options: JobOptions = {}): Promise<Job> {
-  const workspace = await buildExampleRepository();
+  const workspace = await (options.repository ?? buildExampleRepository)();
   const baseSha = await git(workspace, 'rev-parse', 'main');
   const headSha = await git(workspace, 'rev-parse', 'HEAD');
   const changed = splitGitDiff(await git(workspace, 'diff', '--no-color', '--find-renames', 'main', 'HEAD'))
