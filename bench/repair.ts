@@ -5,7 +5,7 @@
 // solutions must get none.
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { defaultConcurrency, prepareHarness } from '../src/core/crash/prepare.ts';
+import { defaultConcurrency, prepareHarness } from '../src/adapters/harness/prepare.ts';
 import { repairReferenceSuite } from '../test/core/repair/reference-repairs.ts';
 import { loadAnswers, replayLlm } from '../test/core/repair/replay-llm.ts';
 import { tallyRepairs, tallyTable } from '../test/core/repair/tally.ts';

@@ -5,7 +5,7 @@ import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import type { Store } from '../core/ports.ts';
-import type { FingerprintLedger } from '../adapters/github/publish.ts';
+import type { FingerprintLedger } from './fingerprint-ledger.ts';
 
 export type JobStatus = 'pending' | 'running' | 'done' | 'failed';
 

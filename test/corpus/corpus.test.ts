@@ -10,8 +10,8 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { runCampaign } from '../../src/core/crash/campaign.ts';
-import { prepareHarness } from '../../src/core/crash/prepare.ts';
+import { runCampaign } from '../../src/adapters/harness/campaign.ts';
+import { prepareHarness } from '../../src/adapters/harness/prepare.ts';
 import type { CampaignResult, ScenarioVerdict } from '../../src/core/crash/protocol.ts';
 
 const CORPUS = path.resolve(import.meta.dirname, '../../harness/corpus');

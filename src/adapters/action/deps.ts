@@ -2,7 +2,7 @@
 import { toSarif } from '../../core/render/sarif.ts';
 import { reviewPullRequest } from '../../core/review/review.ts';
 import { connectGitHub } from './github.ts';
-import { chooseHarness } from '../harness.ts';
+import { chooseHarness } from '../harness/choose.ts';
 import { actionsIO } from './io.ts';
 import type { ActionDeps } from './runner.ts';
 

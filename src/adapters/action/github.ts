@@ -1,5 +1,4 @@
-// The Action's GitHub: an Octokit on the runner's API URL and token (quiet: its
-// own request log would print "POST …/reviews - 403 with id UNKNOWN" to stderr),
+// The Action's GitHub: an Octokit on the runner's API URL and token (restClient),
 // the pull request as the github adapter reads it, with the head files taken from
 // the workspace the job checked out, the config read at the base commit, and the
 // one publisher the App uses too.
@@ -8,8 +7,7 @@ import { mkdtemp, readdir, readFile, realpath, rm, unlink } from 'node:fs/promis
 import os from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
-import { Octokit } from '@octokit/rest';
-import { githubPullRequestSource, readFileAt, reviewPublisher, type Author, type GitHubClient } from '../github/index.ts';
+import { githubPullRequestSource, readFileAt, restClient, reviewPublisher, type Author, type GitHubClient } from '../github/index.ts';
 import type { PullRequestSource } from '../../core/ports.ts';
 import type { PullRequestEvent } from './event.ts';
 import type { GitHubConnection } from './runner.ts';
@@ -21,10 +19,8 @@ const NOT_THE_REPOSITORY = new Set(['.git', 'node_modules', '__pycache__', '.ven
 /** Who `${{ github.token }}` posts as; a check run owned by another app (an app token) names its own bot instead. */
 export const ACTIONS_BOT: Author = { login: 'github-actions[bot]', id: 41898282 };
 
-const quiet = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} };
-
 export function connectGitHub(settings: ActionSettings, event: PullRequestEvent): GitHubConnection {
-  const octokit = new Octokit({ auth: settings.token, baseUrl: settings.github.apiUrl, userAgent: 'crashprobe-action', log: quiet });
+  const octokit = restClient({ token: settings.token, apiUrl: settings.github.apiUrl, userAgent: 'crashprobe-action' });
   return connectWith(octokit, settings, event);
 }
 

@@ -5,7 +5,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { CrashprobeConfig } from '../../core/config/schema.ts';
-import { createLlmClient } from '../../core/audit/llm/settings.ts';
+import { createLlmClient } from '../llm/settings.ts';
 import type { LlmClient, Logger, PullRequestSource, Store } from '../../core/ports.ts';
 import type { FunctionClass, Review } from '../../core/review/model.ts';
 import type { ReviewDeps } from '../../core/review/review.ts';
@@ -14,12 +14,13 @@ import type { CheckOutcome } from '../github/check-run.ts';
 import { failedOutcome, refusedReview } from '../github/fail-closed.ts';
 import { stripMarkers } from '../github/markers.ts';
 import type { PublishReport } from '../github/publisher.ts';
-import { harnessOffReason, type HarnessChoice, type HarnessOptions } from '../harness.ts';
+import { harnessOffReason, type HarnessChoice, type HarnessOptions } from '../harness/choose.ts';
 import { parseBaseConfig } from './base-config.ts';
 import { deliveryNotices, printAnnotations, publishFailedNotice } from './deliver.ts';
 import { readPullRequestEvent, type PullRequestEvent } from './event.ts';
 import { ioLogger, type ActionIO } from './io.ts';
 import type { ActionSettings } from './settings.ts';
+import { forkAuditOff } from '../../core/review/fork-audit.ts';
 
 export interface ActionPublisher {
   /** The head's `crashprobe` check run in_progress (created, or crashprobe's own taken up again on a re-run). */
@@ -38,14 +39,11 @@ export interface GitHubConnection {
   dispose(): Promise<void>;
 }
 
-/** H1's harness choice may carry a refusal: the sandbox could not start where it is required (then PR code does not run). */
-export type ActionHarnessChoice = HarnessChoice & { refusal?: string };
-
 export interface ActionDeps {
   io: ActionIO;
   connect(settings: ActionSettings, event: PullRequestEvent): GitHubConnection;
   review(source: PullRequestSource, config: CrashprobeConfig, deps: ReviewDeps): Promise<Review>;
-  chooseHarness(config: CrashprobeConfig, options: HarnessOptions, logger: Logger): Promise<ActionHarnessChoice>;
+  chooseHarness(config: CrashprobeConfig, options: HarnessOptions, logger: Logger): Promise<HarnessChoice>;
   sarif(review: Review): unknown;
   /** The bundle's copy of the Python harness; undefined when running from the repository. */
   harnessDir?: string;
@@ -134,13 +132,14 @@ async function runOnPullRequest(settings: ActionSettings, deps: ActionDeps, even
     logger,
   );
   const store = memoryStore();
+  const auditOff = forkAuditOff(config, event.fromFork);
   let review: Review;
   try {
     review = await deps.review(github.source, config, {
       harness: harness.harness,
       harnessOffReason: harness.refusal ?? harness.offReason,
-      llm: auditClient(settings, config, store, io),
-      noLlmNote: NO_LLM_NOTE,
+      llm: auditOff ? undefined : auditClient(settings, config, store, io),
+      noLlmNote: auditOff ?? NO_LLM_NOTE,
       store,
       logger,
     });

@@ -2,7 +2,7 @@
 // object (as actions/checkout's input-helper does). Nothing after this reads an
 // input or the environment.
 import path from 'node:path';
-import type { LlmSettings } from '../../core/audit/llm/settings.ts';
+import type { LlmSettings } from '../llm/settings.ts';
 import { failOnSchema, type CrashprobeConfig } from '../../core/config/schema.ts';
 
 export type FailOn = CrashprobeConfig['fail_on'];

@@ -1,6 +1,7 @@
 // The GitHub adapter's public surface, for the Probot app and the Action.
 export type { GitHubClient, PullRequestRef, RepoRef } from './client.ts';
 export { parseRepository } from './client.ts';
+export { restClient, type RestClientOptions } from './rest-client.ts';
 export { readFileAt } from './contents.ts';
 export { GitHubApiError, githubCall, isReadOnly } from './errors.ts';
 export { githubPullRequestSource, type PullRequestHead, type GitHubSourceOptions, type DisposablePullRequestSource } from './pull-request-source.ts';

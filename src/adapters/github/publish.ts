@@ -8,6 +8,7 @@
 // as the last line (markers.ts). Text a pull request controls (its body, a
 // comment, evidence quoted in a finding) can therefore never claim a fingerprint.
 import type { ChangedFile, Logger } from '../../core/ports.ts';
+import type { FingerprintLedger } from '../../store/fingerprint-ledger.ts';
 import { silentLogger } from '../../core/ports.ts';
 import type { InlineComment, Review } from '../../core/review/model.ts';
 import { placeComments, MAX_INLINE_COMMENTS } from './anchors.ts';
@@ -17,10 +18,7 @@ import { githubCall } from './errors.ts';
 import { fingerprintOf, isSummary, reviewBody, stripMarkers, SUMMARY_MARKER_LENGTH, withFingerprint, withSummaryMarker } from './markers.ts';
 
 /** Fingerprints posted before, kept outside GitHub (the App's SQLite state); optional. */
-export interface FingerprintLedger {
-  posted(repository: string, number: number): Set<string>;
-  record(repository: string, number: number, headSha: string, fingerprints: readonly string[]): void;
-}
+export type { FingerprintLedger };
 
 /** The account crashprobe posts as: `slug[bot]` of the App, `github-actions[bot]` for an Action's token. */
 export interface Author {

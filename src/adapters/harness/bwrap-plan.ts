@@ -15,7 +15,7 @@
 //   makes the user namespace; the harness then runs as host uid 65534 and the limit holds.
 import { existsSync, lstatSync, readdirSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
-import type { PythonInfo } from './sandbox.ts';
+import type { PythonInfo } from './python-info.ts';
 
 export const SANDBOX_WORK = '/tmp/crashprobe-runs';
 export const NOBODY = 65534;

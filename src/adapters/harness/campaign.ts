@@ -1,7 +1,7 @@
 // A crash campaign over many scenario files: each file in its own harness process
 // (its own repository root, so two repositories never mix), several at once.
 import path from 'node:path';
-import { discoverScenarioFiles, type ScenarioFile } from './discover.ts';
+import { discoverScenarioFiles, type ScenarioFile } from '../../core/crash/discover.ts';
 import { runHarnessOnFile, type HarnessProcessOptions } from './harness-process.ts';
 import {
   DEFAULT_LIMITS,
@@ -9,7 +9,7 @@ import {
   type CampaignResult,
   type HarnessLimits,
   type ScenarioVerdict,
-} from './protocol.ts';
+} from '../../core/crash/protocol.ts';
 
 export interface CampaignOptions extends HarnessProcessOptions {
   isolation: 'fork' | 'spawn';

@@ -6,12 +6,12 @@
 // can opt out, with CRASHPROBE_ALLOW_UNSANDBOXED=1 in the deployment's environment (never the
 // repository's config, which a pull request controls). The CLI passes `auto`: on your own code it
 // runs without the sandbox when it must, and says so.
-import { pool, runScenarioFiles, type CampaignOptions, type CampaignProgress } from '../core/crash/campaign.ts';
-import type { ScenarioFile } from '../core/crash/discover.ts';
-import { defaultConcurrency, prepareHarness, SandboxUnavailableError, type PreparedHarness } from '../core/crash/prepare.ts';
-import type { CampaignResult } from '../core/crash/protocol.ts';
-import type { CrashprobeConfig } from '../core/config/schema.ts';
-import type { HarnessRunner, Logger } from '../core/ports.ts';
+import { pool, runScenarioFiles, type CampaignOptions, type CampaignProgress } from './campaign.ts';
+import type { ScenarioFile } from '../../core/crash/discover.ts';
+import { defaultConcurrency, prepareHarness, SandboxUnavailableError, type PreparedHarness } from './prepare.ts';
+import type { CampaignResult } from '../../core/crash/protocol.ts';
+import type { CrashprobeConfig } from '../../core/config/schema.ts';
+import type { HarnessRunner, Logger } from '../../core/ports.ts';
 
 export interface HarnessChoice {
   harness?: HarnessRunner;

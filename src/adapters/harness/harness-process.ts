@@ -5,9 +5,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
-import { parseHarnessLine, type HarnessMessage, type HarnessRequest } from './protocol.ts';
+import { parseHarnessLine, type HarnessMessage, type HarnessRequest } from '../../core/crash/protocol.ts';
 import { bwrapPlan, type BwrapLaunch } from './bwrap-plan.ts';
-import { isScenarioFile } from './discover.ts';
+import { isScenarioFile } from '../../core/crash/discover.ts';
 import { harnessEnv, type PythonInfo } from './sandbox.ts';
 
 export interface HarnessProcessOptions {

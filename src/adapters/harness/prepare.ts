@@ -11,6 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
+import { compileHarness } from './compile-harness.ts';
 import { bwrapPlan, type BwrapLaunch } from './bwrap-plan.ts';
 import type { HarnessProcessOptions } from './harness-process.ts';
 import { harnessEnv, probePython, type PythonInfo } from './sandbox.ts';
@@ -163,6 +164,7 @@ export async function findSandbox(options: PrepareOptions, python: PythonInfo, h
 export async function prepareHarness(options: PrepareOptions): Promise<PreparedHarness> {
   const python = await probePython(options.python);
   const harnessDir = options.harnessDir ?? HARNESS_DIR;
+  await compileHarness(python.executable, harnessDir);
   const notices: string[] = [];
   let choice: SandboxChoice = {};
   if (options.sandbox !== 'none') {

@@ -3,29 +3,9 @@
 // whether bubblewrap can start here and refuses when it must). Without bubblewrap the
 // harness still applies its resource limits, the drop to `nobody` and wall-clock timeouts.
 import { execa } from 'execa';
+import type { PythonInfo } from './python-info.ts';
 
-export interface PythonInfo {
-  /**
-   * The interpreter to run: its folder real-path'd, its own name kept. For a virtual
-   * environment this is `.venv/bin/python` itself, not the base interpreter its symlink
-   * points to: Python finds `pyvenv.cfg` beside the path it was started by, so running the
-   * symlink's target would lose the venv's site-packages.
-   */
-  executable: string;
-  /** The base installation (real path of `sys.base_prefix`): its standard library. */
-  prefix: string;
-  version: string;
-  /** True when the interpreter is a virtual environment (`sys.prefix != sys.base_prefix`). */
-  isVenv: boolean;
-  /** site-packages folders the interpreter imports from (`site.getsitepackages()`), real paths. */
-  sitePackages: string[];
-  /**
-   * Every folder the interpreter needs, real paths, none inside another: sys.prefix,
-   * sys.base_prefix, sys.exec_prefix, the site-packages folders, the venv, the folder of
-   * the real binary. A sandbox binds each read-only.
-   */
-  readOnlyPaths: string[];
-}
+export type { PythonInfo } from './python-info.ts';
 
 // Prints one JSON object; no realpath of sys.executable itself (see PythonInfo.executable).
 // Run with -I -S: no site processing, so no .pth file or sitecustomize of the environment

@@ -1,7 +1,7 @@
 // Anthropic's messages API. Structured output by forcing one tool whose input
 // schema is the requested JSON Schema: the answer is that tool call's input.
 import { z } from 'zod';
-import type { LlmClient, LlmPricing, LlmRequest, LlmResponse } from '../../ports.ts';
+import type { LlmClient, LlmPricing, LlmRequest, LlmResponse } from '../../core/ports.ts';
 import { LlmHttpError, postJson, type HttpOptions } from './http.ts';
 import { costOf } from './openai.ts';
 

@@ -2,8 +2,8 @@
 // environment once, here at the edge, for the CLI, the app and the Action alike.
 // Keys stay in the settings object: nothing logs it (describeLlmSettings shows
 // only whether a key is set).
-import { createLlmClient, type ClientOptions, type LlmSettings } from '../core/audit/llm/settings.ts';
-import type { LlmClient } from '../core/ports.ts';
+import { createLlmClient, type ClientOptions, type LlmSettings } from './settings.ts';
+import type { LlmClient } from '../../core/ports.ts';
 
 export type { LlmSettings };
 

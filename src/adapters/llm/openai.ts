@@ -4,7 +4,7 @@
 // naming response_format) is asked again without, and the validator downstream
 // takes the JSON out of the prose.
 import { z } from 'zod';
-import type { LlmClient, LlmPricing, LlmRequest, LlmResponse } from '../../ports.ts';
+import type { LlmClient, LlmPricing, LlmRequest, LlmResponse } from '../../core/ports.ts';
 import { LlmHttpError, postJson, type HttpOptions } from './http.ts';
 
 const responseSchema = z.object({

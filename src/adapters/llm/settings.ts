@@ -1,12 +1,12 @@
 // How an LLM endpoint is configured, as users configure these clients already
 // (OPENAI_API_KEY / OPENAI_BASE_URL, ANTHROPIC_API_KEY / ANTHROPIC_BASE_URL, a
 // model name). Adapters fill this from the environment or Action inputs; the core
-// only receives it.
-import type { LlmClient, LlmPricing, Logger, Store } from '../../ports.ts';
+// only receives the LlmClient built here.
+import type { LlmClient, LlmPricing, Logger, Store } from '../../core/ports.ts';
 import { anthropicClient } from './anthropic.ts';
 import type { HttpOptions } from './http.ts';
 import { openAiClient } from './openai.ts';
-import { cachingClient, limitedClient } from './wrappers.ts';
+import { cachingClient, limitedClient } from '../../core/audit/llm/wrappers.ts';
 
 export interface LlmSettings {
   model?: string;

@@ -15,6 +15,8 @@ export interface RecordedRequest {
 export interface Answer {
   status: number;
   body?: unknown;
+  /** Sent as is instead of `body` as JSON (a tarball, a raw file). */
+  raw?: Buffer | string;
   headers?: Record<string, string>;
 }
 
@@ -77,6 +79,11 @@ export async function startFakeGitHub(routes: Routes): Promise<FakeGitHub> {
       answer = typeof handler === 'function' ? handler(recorded, params) : handler;
     } else {
       unanswered.push(recorded);
+    }
+    if (answer.raw !== undefined) {
+      response.writeHead(answer.status, { 'content-type': 'application/octet-stream', ...answer.headers });
+      response.end(answer.raw);
+      return;
     }
     response.writeHead(answer.status, { 'content-type': 'application/json; charset=utf-8', ...answer.headers });
     response.end(answer.body === undefined ? '' : JSON.stringify(answer.body));

@@ -200,7 +200,7 @@ export async function startJob(options: JobOptions = {}): Promise<Job> {
 const FORBIDDEN: Answer = { status: 403, body: { message: 'Resource not accessible by integration', documentation_url: 'https://docs.github.com/rest' } };
 
 /** The routes of a repository with one pull request (#2), reading and writing `state`. */
-function fakeRepository(state: GitHubState, changedFiles: unknown[]): Routes {
+export function fakeRepository(state: GitHubState, changedFiles: unknown[]): Routes {
   let nextId = 100;
   const repo = '/repos/:owner/:repo';
   const pr = `${repo}/pulls/:number`;

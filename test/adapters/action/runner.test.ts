@@ -86,7 +86,7 @@ describe('runAction with faked ports', () => {
   /** The fake connection: the base's files are the workspace's here; the publisher records what it is asked. */
   function deps(classes: FunctionClass[], publish: (review: Review) => Promise<PublishReport> = async () => posted, extra: { refusal?: string } = {}) {
     const recorded = recordingIO();
-    const seen: { config?: CrashprobeConfig; published: Review[]; concluded: CheckOutcome[]; started: number; harnessOff?: string; llmModel?: string } = {
+    const seen: { config?: CrashprobeConfig; published: Review[]; concluded: CheckOutcome[]; started: number; harnessOff?: string; llmModel?: string; noLlmNote?: string } = {
       published: [],
       concluded: [],
       started: 0,
@@ -114,6 +114,7 @@ describe('runAction with faked ports', () => {
         seen.config = config;
         seen.harnessOff = reviewDeps.harnessOffReason;
         seen.llmModel = reviewDeps.llm?.model;
+        seen.noLlmNote = reviewDeps.noLlmNote;
         return reviewOf(classes, config);
       },
       chooseHarness: async (config, options) =>
@@ -293,6 +294,22 @@ describe('runAction with faked ports', () => {
     await runAction(settingsWith({ sarif: 'out.sarif', model: 'gpt-x', 'fail-on': 'never' }), fakes);
     expect(JSON.parse(await readFile(path.join(workspace, 'out.sarif'), 'utf8'))).toEqual({ version: '2.1.0', runs: [{ results: 2 }] });
     expect(seen.config?.audit.model).toBe('gpt-x');
+  });
+
+  it("runs no LLM audit on a fork's pull request unless the base config sets audit.forks, and says why", async () => {
+    const fork = examplePayload('pull_request', 'opened');
+    fork.pull_request.head.repo = { ...fork.pull_request.head.repo, full_name: 'forker/Hello-World' };
+    await writeFile(eventPath, JSON.stringify(fork));
+    const inputs = { model: 'gpt-4o-mini', 'openai-api-key': 'sk-test', 'openai-base-url': 'http://127.0.0.1:9/v1' };
+    const off = deps(['untested']);
+    await runAction(settingsWith(inputs), off.fakes);
+    expect(off.seen.llmModel).toBeUndefined();
+    expect(off.seen.noLlmNote).toMatch(/comes from a fork.*audit\.forks: true/);
+    await mkdir(path.join(workspace, '.github'), { recursive: true });
+    await writeFile(path.join(workspace, '.github/crashprobe.yml'), 'audit:\n  forks: true\n');
+    const on = deps(['untested']);
+    await runAction(settingsWith(inputs), on.fakes);
+    expect(on.seen.llmModel).toBe('gpt-4o-mini');
   });
 
   it('gives the review an LLM client when the inputs name a model and an endpoint, and warns when half given', async () => {

@@ -5,7 +5,7 @@ import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildExampleRepository } from '../../../scripts/example.ts';
 import { DEFAULT_CONFIG } from '../../../src/core/config/schema.ts';
-import { runScenarioFiles } from '../../../src/core/crash/campaign.ts';
+import { runScenarioFiles } from '../../../src/adapters/harness/campaign.ts';
 import type { HarnessRunner } from '../../../src/core/ports.ts';
 import { silentLogger } from '../../../src/core/ports.ts';
 import type { Review } from '../../../src/core/review/model.ts';

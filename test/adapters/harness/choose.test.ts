@@ -1,9 +1,9 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { budgetedRunner, chooseHarness, harnessOffReason } from '../../src/adapters/harness.ts';
-import { prepareHarness } from '../../src/core/crash/prepare.ts';
-import { parseConfig } from '../../src/core/config/schema.ts';
-import { silentLogger } from '../../src/core/ports.ts';
+import { budgetedRunner, chooseHarness, harnessOffReason } from '../../../src/adapters/harness/choose.ts';
+import { prepareHarness } from '../../../src/adapters/harness/prepare.ts';
+import { parseConfig } from '../../../src/core/config/schema.ts';
+import { silentLogger } from '../../../src/core/ports.ts';
 
 describe('whether the Action runs the crash harness', () => {
   const defaults = parseConfig({});
@@ -35,7 +35,7 @@ describe('whether the Action runs the crash harness', () => {
 });
 
 describe("the review's harness budget (issue 9, requirement 10)", () => {
-  const reference = path.resolve(import.meta.dirname, '../../harness/reference/transfer_money');
+  const reference = path.resolve(import.meta.dirname, '../../../harness/reference/transfer_money');
   const files = ['with_conn_block', 'begin_rollback', 'autocommit_switch'].map((d) => ({ file: path.join(reference, d, 'crash_scenarios.py'), root: path.join(reference, d) }));
 
   it('runs at most harness.budget.scenario_files files and names the rest as not run, with the knob', async () => {

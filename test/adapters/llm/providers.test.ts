@@ -2,10 +2,10 @@
 // success, structured output in the request, errors, 429 with retry-after, 5xx.
 import nock from 'nock';
 import { afterEach, beforeAll, afterAll, describe, expect, it } from 'vitest';
-import { anthropicClient } from '../../../src/core/audit/llm/anthropic.ts';
-import { retryAfterMs } from '../../../src/core/audit/llm/http.ts';
-import { openAiClient } from '../../../src/core/audit/llm/openai.ts';
-import { createLlmClient } from '../../../src/core/audit/llm/settings.ts';
+import { anthropicClient } from '../../../src/adapters/llm/anthropic.ts';
+import { retryAfterMs } from '../../../src/adapters/llm/http.ts';
+import { openAiClient } from '../../../src/adapters/llm/openai.ts';
+import { createLlmClient } from '../../../src/adapters/llm/settings.ts';
 import { cachingClient, meteredClient } from '../../../src/core/audit/llm/wrappers.ts';
 import { memoryStore } from '../../../src/core/review/verdict-cache.ts';
 

@@ -1,5 +1,5 @@
-import { runCampaign, type CampaignOptions } from '../../../src/core/crash/campaign.ts';
-import { prepareHarness } from '../../../src/core/crash/prepare.ts';
+import { runCampaign, type CampaignOptions } from '../../../src/adapters/harness/campaign.ts';
+import { prepareHarness } from '../../../src/adapters/harness/prepare.ts';
 import type { CampaignResult } from '../../../src/core/crash/protocol.ts';
 
 let prepared: Awaited<ReturnType<typeof prepareHarness>> | undefined;

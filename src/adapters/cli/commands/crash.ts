@@ -1,8 +1,8 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { contractJson, runCampaign } from '../../../core/crash/campaign.ts';
-import { defaultConcurrency, prepareHarness } from '../../../core/crash/prepare.ts';
+import { contractJson, runCampaign } from '../../harness/campaign.ts';
+import { defaultConcurrency, prepareHarness } from '../../harness/prepare.ts';
 import { renderCrashReport } from '../../../core/crash/report.ts';
 import { progressLine } from '../progress.ts';
 import { describePython, findProjectPython, projectRootOf } from '../find-python.ts';

@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { evaluateFindings, llmJudge, signalsOnlyJudge, type EvaluationResult, type ReferenceBug } from '../../../core/audit/matching.ts';
 import type { MatchItem } from '../../../core/audit/similarity.ts';
 import type { Logger } from '../../../core/ports.ts';
-import { llmClientFromEnv } from '../../llm-settings.ts';
+import { llmClientFromEnv } from '../../llm/from-env.ts';
 
 const located = {
   title: z.string(),
