@@ -1,9 +1,11 @@
 // The crash harness on the reference suite: runs per second with the fork server and
 // with a fresh interpreter per run, the whole campaign's wall time, and the per-run
-// overhead against the floor of a bare fork()+_exit loop on this machine.
+// overhead against the floor of a bare fork()+_exit loop on this machine; then hang detection
+// on the 405 s campaign's shape (a re-run that waits forever on a worker thread no process has).
+import path from 'node:path';
 import { execa } from 'execa';
-import { runCampaign } from '../src/core/crash/campaign.ts';
-import { defaultConcurrency, prepareHarness } from '../src/core/crash/prepare.ts';
+import { runCampaign } from '../src/adapters/harness/campaign.ts';
+import { defaultConcurrency, prepareHarness } from '../src/adapters/harness/prepare.ts';
 import { referenceSolutions } from '../test/support/reference-solutions.ts';
 
 async function bareForkSecondsPerRun(python: string, n: number): Promise<number> {
@@ -46,6 +48,20 @@ export default async function bench(log: (line: string) => void): Promise<void> 
   log(`per-run cost: fork server ${(perRun * 1000).toFixed(2)} ms (incl. state capture and judging) vs bare fork()+_exit ` +
     `${(floor * 1000).toFixed(2)} ms: ${(perRun / floor).toFixed(1)}x the floor`);
   log(`aim: whole campaign within 60 s on 2 cores: ${fork.seconds <= 60 ? 'met' : 'NOT met'} (${fork.seconds.toFixed(1)} s)`);
+  log(`aims (issue 13): per run at most 3x the floor: ${perRun <= 3 * floor ? 'met' : 'NOT met'}; ` +
+    `fork at least 10x spawn: ${forkSampleRate >= 10 * spawnRate ? 'met' : 'NOT met'}`);
+
+  // Hang detection: every crash point leaves a re-run blocked for good; without it each costs the wall-clock limit.
+  const hangFile = path.resolve(import.meta.dirname, '../harness/tests/hang_targets');
+  const wall = 20;
+  const hang = await runCampaign([hangFile], { ...prepared.options, isolation: 'fork', concurrency: 1, root: hangFile, limits: { wall_seconds: wall } });
+  for (const error of hang.errors) log(`hang scenario error: ${error.message}`);
+  const failures = hang.scenarios.flatMap((s) => s.failures).filter((f) => f.crash !== 'none');
+  const hangs = failures.filter((f) => f.outcome === 'rerun-hangs').length +
+    failures.filter((f) => (f.reasons ?? []).includes('the crashed run hung after the crash and was ended')).length;
+  log(`hangs: ${hangs} hung runs (${failures.filter((f) => f.outcome === 'rerun-hangs').length} re-runs) ended in ${hang.seconds.toFixed(1)} s ` +
+    `for the whole file (${((hang.seconds / Math.max(1, hangs))).toFixed(2)} s per hang, incl. its other runs) ` +
+    `vs ${wall} s each at the wall-clock limit; aim: under 30 s: ${hang.seconds < 30 ? 'met' : 'NOT met'}`);
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await bench((line) => console.log(line));

@@ -48,10 +48,14 @@ export function consequence(failure: Failure): string {
       return `**The re-run does not finish the work:** ${what} is ${v('after_rerun')}, where one run leaves ${v('normal')}.`;
     case 'rerun-fails':
       return `**The re-run fails**${failure.error ? `: ${inertText(failure.error, { max: ERROR_LIMIT, lineStart: false })}` : ''}, and the data stays half-updated.`;
-    default:
-      return failure.half_updated
-        ? `Until someone re-runs it, the data is **half-updated**: ${what} is ${v('after_crash')}, neither ${v('before')} (before) nor ${v('normal')} (after a normal run).`
-        : 'The re-run recovers.';
+    default: {
+      if (!failure.half_updated) return 'The re-run recovers.';
+      // Only a cell that is neither state can say "neither"; else some cells are as before, some as after.
+      const torn = failure.evidence.find((c) => 'after_crash' in c.values && c.values.after_crash !== c.values.before && c.values.after_crash !== c.values.normal);
+      if (!torn) return 'Until someone re-runs it, the data is **half-updated**: part of it is as before the run, part as after a normal run (see the table).';
+      const t = (key: string) => inertCell(torn.values[key], CELL_LIMIT);
+      return `Until someone re-runs it, the data is **half-updated**: ${label(torn, false)} is ${t('after_crash')}, neither ${t('before')} (before) nor ${t('normal')} (after a normal run).`;
+    }
   }
 }
 
