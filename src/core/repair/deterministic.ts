@@ -14,26 +14,30 @@ import { contentNamedFile } from './strategies/content-named-file.ts';
 import { idempotencyKey } from './strategies/idempotency-key.ts';
 import { keyedSendBeforeCommit } from './strategies/keyed-send-before-commit.ts';
 import { findFunction, ownTransaction } from './strategies/own-transaction.ts';
+import { outboxRow } from './strategies/outbox-row.ts';
 import { recordBeforeDelete } from './strategies/record-before-delete.ts';
 import { replaceNotRemove } from './strategies/replace-not-remove.ts';
 import type { RepairStrategy } from './strategies/strategy.ts';
+import { beginCommitAtHelper, ownTransactionAtHelper } from './strategies/transaction-at-helper.ts';
 import { writeBeforeRecord } from './strategies/write-before-record.ts';
 
 /** In order: moves and keys first, then file swaps, then the transaction (the smallest form; the helper wrap is the fallback). */
 export const STRATEGIES: readonly RepairStrategy[] = [
   recordBeforeDelete,
   claimThenWork,
+  outboxRow,
   keyedSendBeforeCommit,
   idempotencyKey,
   writeBeforeRecord,
   replaceNotRemove,
   atomicReplace,
   beginCommit,
+  beginCommitAtHelper,
   contentNamedFile,
 ];
 
-/** The same chain with the helper-class transaction in place of the BEGIN lines. */
-const FALLBACK: readonly RepairStrategy[] = STRATEGIES.map((s) => (s === beginCommit ? ownTransaction : s));
+/** The same chain with the helper-class transaction in place of the BEGIN lines (in the function, or in the helper that commits). */
+const FALLBACK: readonly RepairStrategy[] = STRATEGIES.map((s) => (s === beginCommit ? ownTransaction : s === beginCommitAtHelper ? ownTransactionAtHelper : s));
 
 export interface DeterministicInput {
   module: PyModule;
@@ -52,7 +56,7 @@ export function deterministicRepair(input: DeterministicInput): RepairCandidate 
 export function deterministicRepairs(input: DeterministicInput): RepairCandidate[] {
   const first = chain(input, STRATEGIES);
   const out = first ? [first] : [];
-  if (!first || first.strategies.includes(beginCommit.id)) {
+  if (!first || first.strategies.includes(beginCommit.id) || first.strategies.includes(beginCommitAtHelper.id)) {
     const fallback = chain(input, FALLBACK);
     if (fallback && fallback.source !== first?.source) out.push(fallback);
   }

@@ -142,6 +142,77 @@ describe('deterministic repairs', () => {
     expect(out.source.match(/conn\.commit\(\)/g)).toHaveLength(1);
   });
 
+  it('makes a committed record whose message carries a per-run token an outbox row: stored pending, token reused, keyed send, marked done', () => {
+    const source = [
+      'import secrets', '', '',
+      'def invite(db, mailer, email):',
+      '  if db.execute("SELECT 1 FROM invites WHERE email = ?", (email,)).fetchone():',
+      '    raise ValueError("invited already")',
+      '  token = secrets.token_hex(8)',
+      '  db.execute("INSERT INTO invites (email, token, state) VALUES (?, ?, \'done\')", (email, token))',
+      '  db.commit()',
+      '  link = "https://x.test/?t=" + token',
+      '  mailer.send(email, link)',
+      '  return token', '',
+    ].join('\n');
+    const out = repair(source, 'invite', true)!;
+    expect(out.strategies).toEqual(['outbox-row']);
+    expect(bodyOf(out.source, 'invite')).toBe([
+      'def invite(db, mailer, email):',
+      '  if db.execute("SELECT 1 FROM invites WHERE email = ? AND state = \'done\'", (email,)).fetchone():',
+      '    raise ValueError("invited already")',
+      '  pending = db.execute("SELECT token FROM invites WHERE email = ?", (email,)).fetchone()',
+      '  token = pending[0] if pending else secrets.token_hex(8)',
+      '  if not pending:',
+      '    db.execute("INSERT INTO invites (email, token, state) VALUES (?, ?, \'pending\')", (email, token))',
+      '    db.commit()',
+      '  link = "https://x.test/?t=" + token',
+      '  mailer.send(email, link, idempotency_key=f"invites-{email}")',
+      '  if not db.in_transaction:',
+      '    db.execute("BEGIN")',
+      '  db.execute("UPDATE invites SET state = \'done\' WHERE email = ?", (email,))',
+      '  db.commit()',
+      '  return token', '',
+    ].join('\n'));
+  });
+
+  it('adds no BEGIN to a unit of one write when another unit of the function needs one (one write is atomic by itself)', () => {
+    const source = [
+      'def close(conn, i):',
+      '    conn.execute("UPDATE a SET n = n - 1 WHERE id = ?", (i,))',
+      '    conn.execute("UPDATE b SET n = n + 1 WHERE id = ?", (i,))',
+      '    conn.commit()',
+      '    conn.execute("UPDATE c SET done = 1 WHERE id = ?", (i,))',
+      '    conn.commit()',
+      '',
+    ].join('\n');
+    expect(repair(source, 'close')!.source).toBe([
+      'def close(conn, i):',
+      '    if not conn.in_transaction:',
+      '        conn.execute("BEGIN")',
+      '    conn.execute("UPDATE a SET n = n - 1 WHERE id = ?", (i,))',
+      '    conn.execute("UPDATE b SET n = n + 1 WHERE id = ?", (i,))',
+      '    conn.commit()',
+      '    conn.execute("UPDATE c SET done = 1 WHERE id = ?", (i,))',
+      '    conn.commit()',
+      '',
+    ].join('\n'));
+  });
+
+  it('keeps commit-then-send with no per-run value for the keyed send moved before the commit, not an outbox row', () => {
+    const source = [
+      'def cancel(conn, mailer, sub_id):',
+      '    conn.execute("UPDATE subs SET status = \'cancelled\' WHERE id = ?", (sub_id,))',
+      '    conn.commit()',
+      '    mailer.send("a@b.c", "Cancelled")',
+      '',
+    ].join('\n');
+    expect(repair(source, 'cancel')!.strategies[0]).toBe('keyed-send-before-commit');
+    // A record with no literal done status has nowhere to say "pending": no outbox-row rewrite.
+    const noStatus = ['import uuid', '', '', 'def f(conn, mailer, email):', '    token = uuid.uuid4().hex', '    conn.execute("INSERT INTO t (email, token) VALUES (?, ?)", (email, token))', '    conn.commit()', '    mailer.send(email, token)', ''].join('\n');
+    expect(repairs(noStatus, 'f').flatMap((c) => c.strategies)).not.toContain('outbox-row');
+  });
+
   it('leaves alone a function that manages its own transaction', () => {
     expect(repair(['def f(conn):', '    conn.execute("BEGIN")', '    conn.execute("INSERT INTO t VALUES (1)")', '    conn.commit()', ''].join('\n'), 'f')).toBeUndefined();
   });

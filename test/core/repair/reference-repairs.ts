@@ -3,7 +3,7 @@
 // given) and every candidate crash-tested. Shared by the test and bench/repair.ts.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { pool, runScenarioFiles, type CampaignOptions } from '../../../src/core/crash/campaign.ts';
+import { pool, runScenarioFiles, type CampaignOptions } from '../../../src/adapters/harness/campaign.ts';
 import { referenceSolutions as allReferenceSolutions } from '../../support/reference-solutions.ts';
 import type { ScenarioVerdict } from '../../../src/core/crash/protocol.ts';
 import type { HarnessRunner, LlmClient } from '../../../src/core/ports.ts';
@@ -30,13 +30,21 @@ export async function repairReferenceSuite(
   llm: LlmClient | undefined,
   only?: (name: string) => boolean,
 ): Promise<SolutionRepair[]> {
-  const solutions = referenceSolutions().filter((s) => !only || only(s.name));
+  return repairSolutions(referenceSolutions().filter((s) => !only || only(s.name)), options, llm);
+}
+
+/** The same for any solution folders (a root with crash_scenarios.py whose scenarios all target one function). */
+export async function repairSolutions(
+  solutions: readonly { dir: string; name: string; intended: string }[],
+  options: CampaignOptions,
+  llm: LlmClient | undefined,
+): Promise<SolutionRepair[]> {
   const harness: HarnessRunner = { run: (files) => runScenarioFiles(files, { ...options, concurrency: 1 }) };
   const original = await runScenarioFiles(
     solutions.map((s) => ({ file: path.join(s.dir, 'crash_scenarios.py'), root: s.dir })),
     options,
   );
-  if (original.errors.length) throw new Error(`the reference suite did not run cleanly: ${original.errors[0]!.message}`);
+  if (original.errors.length) throw new Error(`the solutions did not run cleanly (run one with: node bin/crashprobe.js crash <folder>): ${original.errors[0]!.message}`);
   const out: SolutionRepair[] = [];
   await pool(solutions, options.concurrency, async (s) => {
     const verdicts = original.scenarios.filter((v) => v.root === s.dir);

@@ -46,13 +46,29 @@ describe('repairs on the reference suite', () => {
     expect(row).toMatchObject({ solutions: 11, deterministic: 11, llm: 0, none: 0 });
   });
 
-  it('repairs at least 29 of the 34 unsafe and safe-by-accident solutions deterministically, each crash-tested before it is offered', () => {
+  it('repairs at least 31 of the 34 unsafe and safe-by-accident solutions deterministically, and never offers one that failed its crash test', () => {
     const deterministic = results.filter((r) => r.intended !== 'safe_by_design' && r.result?.verified?.candidate.origin === 'deterministic');
-    // Measured 29/34 (issue 15 asks 30): the five left need a different design, not a local edit (see the LLM list below).
-    expect(deterministic.length).toBeGreaterThanOrEqual(29);
-    for (const r of deterministic) expect(r.result!.verified!.verification.holds, r.solution).toBe(true);
+    // Measured 31/34 (issue 15 asks 30). The three left need a different design, not a local edit: moving a batch
+    // file by file cannot be made all-or-nothing without renaming the folder (copy_then_delete,
+    // move_each_undo_on_error), and a backup kept by moving the file away stays a second file updated apart from
+    // the first, so any crash between the two leaves one changed (backup_then_write).
+    expect(deterministic.length).toBeGreaterThanOrEqual(31);
     const llmOnly = results.filter((r) => r.intended !== 'safe_by_design' && r.result?.verified?.candidate.origin !== 'deterministic').map((r) => r.solution);
-    expect(llmOnly.every((s) => /copy_then_delete|move_each_undo_on_error|invite_user\/commit_then_send|backup_then_write|autocommit_inplace_cache/.test(s)), llmOnly.join(', ')).toBe(true);
+    expect(llmOnly.every((s) => /copy_then_delete|move_each_undo_on_error|backup_then_write/.test(s)), llmOnly.join(', ')).toBe(true);
+    // The offered repair is the attempt that held; every attempt the crash test rejected is kept, never offered.
+    for (const r of results.filter((x) => x.result?.verified)) {
+      const { verified, attempts } = r.result!;
+      expect(verified!.verification.holds, r.solution).toBe(true);
+      expect(attempts.at(-1), r.solution).toBe(verified);
+      expect(attempts.slice(0, -1).every((a) => !a.verification.holds), r.solution).toBe(true);
+    }
+    // Each deterministic candidate was crash-tested in both transaction modes before it was offered.
+    for (const r of deterministic) {
+      for (const v of r.result!.verified!.verification.verdicts) {
+        expect(v.modes.default.crash_points, r.solution).toBeGreaterThan(0);
+        expect(v.modes.autocommit.crash_points, r.solution).toBeGreaterThan(0);
+      }
+    }
   });
 
   it('asks the LLM only where no deterministic repair held, and at most two rounds', () => {
@@ -65,7 +81,7 @@ describe('repairs on the reference suite', () => {
     // The clock-keyed receipt: the key loses its clock part deterministically; the replayed LLM answers are never asked for.
     const clock = results.find((r) => r.solution === 'mark_order_paid/clock_idempotency_key')!.result!;
     expect(clock.attempts.map((a) => [a.candidate.strategies[0], a.verification.holds])).toEqual([['idempotency-key', true]]);
-    const prompt = llm.requests.find((q) => q.messages[0]?.content.includes('def invite_user'))!.messages[0]!.content;
+    const prompt = llm.requests.find((q) => q.messages[0]?.content.includes('def save_setting'))!.messages[0]!.content;
     expect(prompt).toContain('The process can be killed at any point, and re-running it must be safe.');
     expect(prompt).toContain('## The failing crash scenario');
   });

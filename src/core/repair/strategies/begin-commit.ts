@@ -29,7 +29,11 @@ export const beginCommit: RepairStrategy = {
     // A function that begins itself manages its own transaction; executescript() commits first. An existing
     // try/rollback() is kept as it is: BEGIN goes inside it, before the first write, and its rollback() now undoes them.
     if (effects.some((e) => e.kind === 'db-begin' || e.kind === 'db-script')) return undefined;
-    const writes = effects.filter((e) => WRITES.has(e.kind) && !e.via);
+    // A helper that leaves the commit to this function writes inside this function's unit, so the BEGIN goes here,
+    // at the caller, before the call; a helper that commits its own writes is a unit of its own, repaired there
+    // (transaction-at-helper.ts).
+    const committingCalls = new Set(effects.filter((e) => e.via && e.kind === 'db-commit').map((e) => e.node.id));
+    const writes = effects.filter((e) => WRITES.has(e.kind) && (!e.via || !committingCalls.has(e.node.id)));
     if (writes.length === 0) return undefined;
     const body = fn.node.childForFieldName('body');
     if (!body) return undefined;
@@ -86,6 +90,7 @@ export const beginCommit: RepairStrategy = {
     const blocks = new Map<number, SyntaxNode>();
     for (const commit of commits) if (!removed.has(commit.id) && commit.parent) blocks.set(commit.parent.id, commit.parent);
     for (const loopTop of commitAfterLoop.values()) if (loopTop.parent) blocks.set(loopTop.parent.id, loopTop.parent);
+    const units: { first: SyntaxNode; writes: number }[] = [];
     for (const block of blocks.values()) {
       const statements = statementsOf(block);
       let start = 0;
@@ -93,8 +98,9 @@ export const beginCommit: RepairStrategy = {
         const endsUnit = (commitReceiver(statement) !== undefined && !removed.has(statement.id)) || commitAfterLoop.has(statement.id);
         if (!endsUnit) return;
         const last = commitReceiver(statement) !== undefined ? index - 1 : index;
-        const first = statements.slice(start, last + 1).find((s) => freeWrites.some((w) => contains(s, w.node)));
-        if (first) begin(first, conn);
+        const unit = statements.slice(start, last + 1);
+        const first = unit.find((s) => freeWrites.some((w) => contains(s, w.node)));
+        if (first) units.push({ first, writes: writesIn(unit, freeWrites, block) });
         if (commitAfterLoop.has(statement.id) && !statements.slice(index + 1).some((s) => commitReceiver(s) !== undefined)) {
           const at = lineEnd(source, statement.endIndex - 1);
           edits.push({ start: at, end: at, text: `${source[at - 1] === '\n' ? '' : '\n'}${indentOf(source, statement)}${conn}.commit()\n` });
@@ -102,6 +108,10 @@ export const beginCommit: RepairStrategy = {
         start = index + 1;
       });
     }
+    // One write on its own is all or nothing already (in autocommit mode too): such a unit gets no BEGIN when another
+    // unit of the function needs one. Alone, it keeps its BEGIN: the finding asked for it, and the crash test decides.
+    const needed = units.filter((u) => u.writes > 1);
+    for (const u of needed.length ? needed : units) begin(u.first, conn);
     // No commit at all (the function switched to autocommit itself): BEGIN before the first write, COMMIT after the last.
     if (commits.length === 0) {
       const top = statementsOf(body);
@@ -118,6 +128,16 @@ export const beginCommit: RepairStrategy = {
     return { source: applyEdits(source, edits), summary: said.join('; ') };
   },
 };
+
+/** The writes in a unit's statements; a write repeated by a loop inside the unit counts as many. */
+function writesIn(unit: readonly SyntaxNode[], writes: readonly Effect[], block: SyntaxNode): number {
+  const mine = writes.filter((w) => unit.some((s) => contains(s, w.node)));
+  const looped = mine.some((w) => {
+    for (let current = w.node.parent; current && current.id !== block.id; current = current.parent) if (LOOPS.includes(current.type)) return true;
+    return false;
+  });
+  return looped ? Infinity : mine.length;
+}
 
 function contains(outer: SyntaxNode, inner: SyntaxNode): boolean {
   return outer.startIndex <= inner.startIndex && outer.endIndex >= inner.endIndex;
