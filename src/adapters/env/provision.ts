@@ -5,15 +5,17 @@
 // are rewritten by crashprobe, its paths must stay inside its folder) before any
 // crash run uses it read-only and without network.
 //
-// PARTIAL (issue 11): this folder is not wired into the App yet and has no tests of its
-// own; the App still crash-tests with the deployment's interpreter. The CLI and Action
-// take the project's environment (--python, the `python` input) instead.
+// The App only (app-provisioner.ts, when `harness.dependencies` is not off); the CLI and
+// the Action take the project's environment (--python, the `python` input) instead.
+//
+// PARTIAL (issue 11): pip only; uv is not used even where it is installed.
 import { existsSync, realpathSync } from 'node:fs';
 import { mkdir, mkdtemp, readlink, rm, symlink, unlink, writeFile, lstat, readdir } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
-import { probePython, type PythonInfo } from '../../core/crash/sandbox.ts';
+import { SANDBOX_FIX } from '../harness/prepare.ts';
+import { probePython, type PythonInfo } from '../harness/sandbox.ts';
 import type { DependencySet } from './dependency-files.ts';
 import { cacheKey, envDir, evict, folderBytes, readMeta, touch, withLock, writeMeta } from './env-cache.ts';
 import { allowedHosts, startIndexProxy } from './index-proxy.ts';
@@ -142,11 +144,16 @@ async function install(dir: string, request: ProvisionRequest, settings: EnvSett
     }, 1000);
     const result = await child.finally(() => clearInterval(watch));
     if (result.exitCode === 0 && !tooBig) return { ok: true };
+    // A file over the limit (RLIMIT_FSIZE) fails its write with EFBIG (Python ignores SIGXFSZ), or ends a
+    // writer that does not with SIGXFSZ, often before the watcher sees the folder grow.
+    if (/\[Errno 27\] File too large|failed with exit code -25\b/.test(String(result.all ?? ''))) tooBig = true;
     const why = tooBig
       ? `the environment grew past ${Math.round(settings.maxEnvBytes / 1024 / 1024)} MB (CRASHPROBE_ENV_MAX_MB)`
       : result.timedOut
         ? `the install took longer than ${Math.round(settings.timeoutMs / 1000)} s (CRASHPROBE_ENV_TIMEOUT_SECONDS)`
-        : pipErrors(String(result.all ?? ''));
+        : !String(result.all ?? '').includes('crashprobe-install:')
+          ? `the install sandbox (bubblewrap) did not start (${String(result.all ?? '').trim().split('\n').slice(-2).join(' / ').slice(0, 300) || `exit code ${result.exitCode}`}). Fix: ${SANDBOX_FIX}`
+          : pipErrors(String(result.all ?? ''));
     const refused = proxy.refused.length ? ` The install tried to reach ${proxy.refused.join(', ')}, which is not the package index; refused.` : '';
     return { ok: false, reason: `${why}${refused}` };
   } finally {

@@ -6,7 +6,9 @@ import { reviewPullRequest } from '../../core/review/review.ts';
 import { openState, type CrashprobeState } from '../../store/state.ts';
 import { CHECK_NAME } from '../github/check-run.ts';
 import { githubCall } from '../github/errors.ts';
-import { runReviewJob, type AppOctokit, type HarnessChoice, type ReviewFunction, type ReviewJob, reviewJobSchema } from './review-job.ts';
+import { runReviewJob, type AppOctokit, type ReviewFunction, type ReviewJob, reviewJobSchema } from './review-job.ts';
+import type { HarnessChoice } from '../harness/choose.ts';
+import type { DependencyProvisioner } from '../env/app-provisioner.ts';
 import { WorkerPool } from './worker-pool.ts';
 import type { CrashprobeConfig } from '../../core/config/schema.ts';
 
@@ -19,7 +21,9 @@ const TRUSTED_ASSOCIATIONS = new Set(['OWNER', 'MEMBER', 'COLLABORATOR']);
 export interface AppDeps {
   state: CrashprobeState;
   review: ReviewFunction;
-  harness(config: CrashprobeConfig, logger: Logger): Promise<HarnessChoice>;
+  harness(config: CrashprobeConfig, logger: Logger, python?: string): Promise<HarnessChoice>;
+  /** Builds a repository's environment before crash tests (harness.dependencies); absent: the App's interpreter. */
+  dependencies?: DependencyProvisioner;
   /** The audit's LLM for a repository's config; absent: the audit is the static checks. */
   llm?(config: CrashprobeConfig, logger: Logger, store: Store): LlmClient | undefined;
   concurrency: number;
@@ -68,6 +72,7 @@ export default function crashprobeApp(app: Probot, _options?: ApplicationFunctio
         state: deps.state,
         review: deps.review,
         harness: deps.harness,
+        dependencies: deps.dependencies,
         llm: deps.llm,
         logger,
         ...(await appIdentity()),

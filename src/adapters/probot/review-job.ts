@@ -3,6 +3,7 @@
 // Every step is safe to repeat, so a job killed half-way runs again from the top.
 import { z } from 'zod';
 import { ConfigError, parseConfig, type CrashprobeConfig } from '../../core/config/schema.ts';
+import { forkAuditOff } from '../../core/review/fork-audit.ts';
 import { scopedStore, type HarnessRunner, type LlmClient, type Logger, type PullRequestSource, type Store } from '../../core/ports.ts';
 import type { Review } from '../../core/review/model.ts';
 import type { GitHubClient } from '../github/client.ts';
@@ -12,7 +13,10 @@ import { githubPullRequestSource } from '../github/pull-request-source.ts';
 import { reviewPublisher } from '../github/publisher.ts';
 import type { CrashprobeState, Job } from '../../store/state.ts';
 import { isRetryable } from './worker-pool.ts';
-import { harnessOffReason, type HarnessChoice as SharedHarnessChoice } from '../harness.ts';
+import { harnessOffReason, type HarnessChoice } from '../harness/choose.ts';
+import type { DependencyProvisioner } from '../env/app-provisioner.ts';
+import { dependencyHarness } from '../env/dependency-runner.ts';
+import { withDependencyNotes } from '../env/review-notes.ts';
 
 export const CONFIG_PATH = '.github/crashprobe.yml';
 
@@ -33,11 +37,8 @@ export type ReviewJob = z.infer<typeof reviewJobSchema>;
 export type ReviewFunction = (
   source: PullRequestSource,
   config: CrashprobeConfig,
-  deps: { harness?: HarnessRunner; harnessOffReason?: string; store: Store; logger: Logger; llm?: LlmClient },
+  deps: { harness?: HarnessRunner; harnessOffReason?: string; store: Store; logger: Logger; llm?: LlmClient; noLlmNote?: string },
 ) => Promise<Review>;
-
-/** The shared harness choice; `refusal` (the sandbox could not start where it is required) may not let the review pass. */
-export type HarnessChoice = SharedHarnessChoice & { refusal?: string };
 
 /** What Probot's octokit adds: `config.get` reads a file from the default branch (what `context.config` uses). */
 export interface AppOctokit extends GitHubClient {
@@ -49,8 +50,10 @@ export interface AppOctokit extends GitHubClient {
 export interface ReviewJobDeps {
   state: CrashprobeState;
   review: ReviewFunction;
-  /** The crash harness for a pull request whose code may run. */
-  harness(config: CrashprobeConfig, logger: Logger): Promise<HarnessChoice>;
+  /** The crash harness for a pull request whose code may run; `python`: an environment's interpreter instead of the App's. */
+  harness(config: CrashprobeConfig, logger: Logger, python?: string): Promise<HarnessChoice>;
+  /** Builds the repository's environment when `harness.dependencies` asks (issue 11); absent: the App's interpreter. */
+  dependencies?: DependencyProvisioner;
   logger: Logger;
   appId: number;
   /** The app's bot login (`slug[bot]`): only its comments are reconciled. */
@@ -111,17 +114,26 @@ export async function runReviewJob(job: Job, octokit: AppOctokit, deps: ReviewJo
   await publisher.start();
   const source = githubPullRequestSource(octokit, { owner, repo, number, baseSha: pr.base.sha, headSha, fromFork }, { workRoot: deps.workRoot });
   try {
-    const harness = await chooseHarness(config, fromFork, deps, log);
+    const { choice: harness, notes: dependencyNotes } = dependencyHarness(await chooseHarness(config, fromFork, deps, log), {
+      config,
+      repo: `${payload.installationId}/${owner}/${repo}`,
+      logger: log,
+      provision: deps.dependencies,
+      harnessFor: (python) => deps.harness(config, log, python),
+    });
     const store = scopedStore(deps.state.verdicts, `${payload.installationId}/${owner}/${repo}`);
-    const llm = deps.llm?.(config, log, store);
+    const auditOff = forkAuditOff(config, fromFork);
+    const llm = auditOff ? undefined : deps.llm?.(config, log, store);
     let review = await deps.review(source, config, {
       harness: harness.harness,
       harnessOffReason: harness.refusal ?? harness.offReason,
       store,
       logger: log,
       llm,
+      ...(auditOff ? { noLlmNote: auditOff } : {}),
     });
     if (harness.refusal) review = refusedReview(review, harness.refusal);
+    review = withDependencyNotes(review, dependencyNotes);
     const report = await publisher.publish(review, await source.changedFiles(), config.max_inline_comments);
     const result = report.result;
     log.info(

@@ -2,8 +2,9 @@
 // middleware (so the webhook body is capped before it is buffered), the state file, the worker pool.
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { createNodeMiddleware, Probot } from 'probot';
-import { chooseHarness } from '../harness.ts';
-import { llmClientFromEnv } from '../llm-settings.ts';
+import { chooseHarness } from '../harness/choose.ts';
+import { appProvisioner } from '../env/app-provisioner.ts';
+import { llmClientFromEnv } from '../llm/from-env.ts';
 import { reviewPullRequest } from '../../core/review/review.ts';
 import { openState } from '../../store/state.ts';
 import crashprobeApp, { type CrashprobeApp } from './app.ts';
@@ -26,8 +27,9 @@ export async function startServer(settings: AppSettings): Promise<{ server: Serv
       review: reviewPullRequest,
       // The harness needs python3 on the server; without it the review says so and goes on statically.
       // Forks are decided in the job (harnessOffReason); here the harness is prepared with bubblewrap when PATH has it.
-      harness: (config, logger) =>
-        chooseHarness(config, { enabled: true, fromFork: false, python: settings.python, searchPath: settings.searchPath }, logger),
+      harness: (config, logger, python) =>
+        chooseHarness(config, { enabled: true, fromFork: false, python: python ?? settings.python, searchPath: settings.searchPath }, logger),
+      dependencies: settings.env && appProvisioner(settings.env, { python: settings.python, searchPath: settings.searchPath }),
       concurrency: settings.concurrency,
       reviewsPerHour: settings.reviewsPerHour,
       llm: (config, logger, store) => {

@@ -1,6 +1,7 @@
 // Everything the App takes from its environment, read once (by main.ts) into
 // one typed object; nothing downstream reads process.env.
 import { readFileSync } from 'node:fs';
+import { readEnvSettings, type EnvSettings } from '../env/settings.ts';
 
 export interface AppSettings {
   appId: number;
@@ -24,6 +25,8 @@ export interface AppSettings {
   searchPath: string[];
   /** OPENAI_API_KEY, OPENAI_BASE_URL, ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, CRASHPROBE_MODEL: the audit's LLM. Never logged. */
   llmEnv: Record<string, string | undefined>;
+  /** Where and how repositories' environments are built (CRASHPROBE_PIP_INDEX_URL, CRASHPROBE_ENV_*); absent: none are built. */
+  env?: EnvSettings;
 }
 
 export class SettingsError extends Error {
@@ -72,6 +75,10 @@ export function readSettings(env: Env, readFile: (path: string) => string = (p) 
   const protocol = env.GHE_PROTOCOL || 'https';
   if (protocol !== 'https' && protocol !== 'http') problems.push(`GHE_PROTOCOL must be https or http, not "${protocol}"`);
 
+  const statePath = env.CRASHPROBE_STATE || './.crashprobe/state.db';
+  const envSettings = readEnvSettings(env, statePath);
+  problems.push(...envSettings.problems);
+
   if (problems.length) throw new SettingsError(problems);
   return {
     appId,
@@ -81,12 +88,13 @@ export function readSettings(env: Env, readFile: (path: string) => string = (p) 
     host: env.HOST || '0.0.0.0',
     webhookPath: env.WEBHOOK_PATH || '/api/github/webhooks',
     baseUrl: env.GHE_HOST ? `${protocol}://${env.GHE_HOST}/api/v3` : undefined,
-    statePath: env.CRASHPROBE_STATE || './.crashprobe/state.db',
+    statePath,
     concurrency,
     reviewsPerHour,
     logLevel,
     python: env.CRASHPROBE_PYTHON || 'python3',
     searchPath: (env.PATH || '/usr/local/bin:/usr/bin:/bin').split(':'),
     llmEnv: Object.fromEntries(LLM_VARIABLES.map((name) => [name, env[name]])),
+    env: envSettings.settings,
   };
 }

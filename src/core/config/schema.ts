@@ -64,12 +64,33 @@ export const configSchema = z
           .strict()
           .default({})
           .describe('What one review may spend on the crash harness; what it skips is named in the review'),
+        dependencies: z
+          .enum(['off', 'auto', 'requirements', 'pyproject', 'lock'])
+          .default('off')
+          .describe(
+            'The App only: install the repository\'s dependencies from the package index before crash tests (auto: uv.lock/poetry.lock, else pyproject.toml [project.dependencies], else requirements*.txt); off: the deployment\'s interpreter',
+          ),
+        dependency_groups: z
+          .array(z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/))
+          .max(20)
+          .default([])
+          .describe('pyproject.toml [project.optional-dependencies] or [dependency-groups] to install too'),
+        python_version: z
+          .string()
+          .regex(/^3\.\d{1,2}$/)
+          .optional()
+          .describe('The App only: build the environment with python3.X from the App\'s PATH (default: the App\'s interpreter)'),
+        allow_sdist: z
+          .boolean()
+          .default(false)
+          .describe('The App only: let pip build source distributions (runs their build code in the install sandbox); default: wheels only'),
       })
       .strict()
       .default({}),
     audit: z
       .object({
         model: z.string().optional().describe('LLM model for the audit; without one the audit is the static checks'),
+        forks: z.boolean().default(false).describe("Run the LLM audit on pull requests from forks (it costs model tokens per review; off: the static checks)"),
         runs: z.number().int().min(1).max(10).default(1),
         min_recurrence: z.number().int().min(1).default(1),
         token_budget: z.number().int().min(1000).default(200_000).describe('Input plus output tokens the audit of one pull request may spend'),

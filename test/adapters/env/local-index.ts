@@ -15,6 +15,8 @@ export interface WheelSpec {
   version: string;
   requires?: string[];
   files: Record<string, string>;
+  /** Files of that many zero bytes. */
+  sized?: Record<string, number>;
 }
 
 export async function buildWheel(outDir: string, spec: WheelSpec): Promise<string> {
