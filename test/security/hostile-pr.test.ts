@@ -14,6 +14,8 @@ import { runStep } from '../adapters/action/step.ts';
 import { hostilePr, type HostilePr } from './hostile-pr.ts';
 
 const BIN = path.resolve(import.meta.dirname, '../../bin/crashprobe.js');
+const isRoot = process.getuid?.() === 0;
+const NOBODY = 65534;
 const hasBwrap = ['/usr/bin/bwrap', '/usr/local/bin/bwrap', '/bin/bwrap'].some((p) => existsSync(p));
 
 let pr: HostilePr;
@@ -23,11 +25,16 @@ beforeAll(() => {
 afterAll(() => pr.cleanUp());
 
 /** The first review of a checkout runs the harness; later formats are served from its verdict cache (in .git, which the sandbox hides). */
-async function cliReview(dir: string, sandbox: string, format: string) {
-  const result = await execa(process.execPath, [BIN, 'review', '--base', 'main', '--head', 'HEAD', '--sandbox', sandbox, '--format', format], {
+async function cliReview(dir: string, sandbox: string, format: string, asUser?: number) {
+  const review = [BIN, 'review', '--base', 'main', '--head', 'HEAD', '--sandbox', sandbox, '--format', format];
+  // As another user: setpriv drops root for good (no groups, no capabilities) before node starts.
+  const [command, args] = asUser === undefined
+    ? [process.execPath, review]
+    : ['setpriv', [`--reuid=${asUser}`, `--regid=${asUser}`, '--clear-groups', '--inh-caps=-all', '--bounding-set=-all', process.execPath, ...review]];
+  const result = await execa(command, args, {
     cwd: dir,
     reject: false,
-    env: { [pr.envName]: pr.token },
+    env: { [pr.envName]: pr.token, ...(asUser === undefined ? {} : { HOME: '/tmp' }) },
   });
   return { ...result, all: `${result.stdout}\n${result.stderr}` };
 }
@@ -53,6 +60,19 @@ describe('a hostile pull request gets nothing (issue 9)', { timeout: 240_000 }, 
         expect(review.functions.find((f) => f.qualname === 'record')?.class).toMatch(/^(unsafe|safe_by_accident|safe_by_design)$/);
       }
     }
+  });
+
+  it.skipIf(!hasBwrap || !isRoot)('through the CLI as an unprivileged user (nobody), in the sandbox: no canary; without it the canary shows', async () => {
+    const dir = await pr.build();
+    await execa('chown', ['-R', String(NOBODY), dir]);
+    const sandboxed = await cliReview(dir, 'bwrap', 'json', NOBODY);
+    expect(sandboxed.exitCode, sandboxed.all).toBeLessThanOrEqual(1);
+    expect((JSON.parse(sandboxed.stdout) as { functions: { class: string }[] }).functions[0]?.class).toMatch(/^(unsafe|safe_by_accident|safe_by_design)$/);
+    expect(sandboxed.all.includes(pr.token)).toBe(false);
+    const other = await pr.build();
+    await execa('chown', ['-R', String(NOBODY), other]);
+    const bare = await cliReview(other, 'none', 'json', NOBODY);
+    expect(bare.all).toContain(pr.token);
   });
 
   it.skipIf(!hasBwrap)("through the Action's bundle: no canary in the summary, outputs, SARIF, log or any request body to GitHub", async () => {

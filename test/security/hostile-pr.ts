@@ -15,8 +15,8 @@ export interface HostilePr {
   token: string;
   /** The environment variable that holds the canary in the caller's environment. */
   envName: string;
-  /** Builds one more checkout of the pull request (a git repository, base `main`, head HEAD). */
-  build(): Promise<string>;
+  /** Builds one more checkout of the pull request (a git repository, base `main`, head HEAD); `alsoLoot`: more paths the code tries. */
+  build(alsoLoot?: string[]): Promise<string>;
   cleanUp(): void;
 }
 
@@ -80,7 +80,7 @@ export function hostilePr(): HostilePr {
   return {
     token,
     envName,
-    async build() {
+    async build(alsoLoot: string[] = []) {
       const dir = mkdtempSync(path.join(os.tmpdir(), 'cp-hostile-pr-'));
       checkouts.push(dir);
       const git = (...args: string[]) =>
@@ -96,7 +96,7 @@ export function hostilePr(): HostilePr {
       await git('checkout', '--quiet', '-b', 'loot');
       // As actions/checkout leaves it without persist-credentials: false.
       await git('config', 'http.https://github.com/.extraheader', `AUTHORIZATION: basic ${token}`);
-      const names = [...planted, path.join(dir, '.git', 'config'), path.join(dir, 'ledger', 'notes.txt')];
+      const names = [...planted, path.join(dir, '.git', 'config'), path.join(dir, 'ledger', 'notes.txt'), ...alsoLoot];
       symlinkSync(planted[0] ?? path.join(os.homedir(), `.cp-pr-${id}`), path.join(dir, 'ledger', 'notes.txt'));
       writeFileSync(path.join(dir, 'ledger', 'store.py'), head(names, envName));
       await git('add', '-A');

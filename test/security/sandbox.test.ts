@@ -16,8 +16,8 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, sy
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCampaign } from '../../src/core/crash/campaign.ts';
-import { HARNESS_DIR, prepareHarness, type PreparedHarness } from '../../src/core/crash/prepare.ts';
+import { runCampaign } from '../../src/adapters/harness/campaign.ts';
+import { HARNESS_DIR, prepareHarness, type PreparedHarness } from '../../src/adapters/harness/prepare.ts';
 import type { CampaignResult } from '../../src/core/crash/protocol.ts';
 
 const SYSTEM_PATH = ['/usr/local/bin', '/usr/bin', '/bin'];
