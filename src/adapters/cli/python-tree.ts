@@ -28,6 +28,25 @@ export async function readPythonTree(target: string): Promise<PythonTree> {
   return { root: target, modules };
 }
 
+export interface PythonSources {
+  /** The folder paths are relative to. */
+  root: string;
+  sources: { path: string; bytes: Buffer }[];
+}
+
+/** readPythonTree's files as bytes, unparsed: for the scan, which parses them one at a time. */
+export async function readPythonSources(target: string): Promise<PythonSources> {
+  const info = await stat(target).catch(() => undefined);
+  if (!info) throw new Error(`${target} does not exist: give a folder or a .py file to scan`);
+  if (info.isFile()) {
+    if (!/\.pyi?$/.test(target)) throw new Error(`${target} is not a Python file (.py): give a folder or a .py file`);
+    return { root: path.dirname(target), sources: [{ path: path.basename(target), bytes: await readFile(target) }] };
+  }
+  const sources: PythonSources['sources'] = [];
+  for (const file of await pythonFiles(target)) sources.push({ path: path.relative(target, file).split(path.sep).join('/'), bytes: await readFile(file) });
+  return { root: target, sources };
+}
+
 async function pythonFiles(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { withFileTypes: true });
   const files: string[] = [];

@@ -1,8 +1,7 @@
 // The scan as JSON (a zod schema, so the shape is checked where it leaves
 // the program) and as text for a terminal.
 import { z } from 'zod';
-import type { Effect, FunctionReport } from './model.ts';
-import type { ScannedFile } from './scan.ts';
+import type { ScannedFile, ScannedReport } from './scan.ts';
 
 const rangeSchema = z.object({ startLine: z.number().int(), startColumn: z.number().int(), endLine: z.number().int(), endColumn: z.number().int() });
 
@@ -80,7 +79,7 @@ export function scanJson(root: string, files: readonly ScannedFile[], diff: bool
   return scanJsonSchema.parse(json);
 }
 
-function functionJson(report: FunctionReport): z.infer<typeof functionSchema> {
+function functionJson(report: ScannedReport): z.infer<typeof functionSchema> {
   return {
     qualname: report.fn.qualname,
     signature: report.fn.signature,
@@ -93,7 +92,7 @@ function functionJson(report: FunctionReport): z.infer<typeof functionSchema> {
   };
 }
 
-function effectJson(effect: Effect): z.infer<typeof effectSchema> {
+function effectJson(effect: ScannedReport['effects'][number]): z.infer<typeof effectSchema> {
   return {
     kind: effect.kind,
     call: effect.call,
@@ -134,7 +133,7 @@ export function scanText(files: readonly ScannedFile[], options: { all?: boolean
   return `${lines.join('\n')}\n`;
 }
 
-function functionText(report: FunctionReport): string[] {
+function functionText(report: ScannedReport): string[] {
   const { fn, txStyle } = report;
   const evidence = txStyle.evidence.map((found) => `${found.pattern}@${found.line}`).join(', ');
   const lines = [`  ${fn.qualname}  (lines ${fn.range.startLine}-${fn.range.endLine})  ${fn.signature}`];

@@ -1,6 +1,6 @@
 // A scan of a repository: every function, or the functions a diff touches,
 // analysed with the whole repository's call graph behind it.
-import type { FunctionReport, PyModule } from './model.ts';
+import type { Effect, FunctionReport, PyFunction, PyModule } from './model.ts';
 import picomatch from 'picomatch';
 import { DEFAULT_EXCLUDE } from '../config/schema.ts';
 import { analyzeModule } from './analyze.ts';
@@ -15,8 +15,14 @@ export interface ScannedFile {
   oldPath?: string;
   notes: string[];
   syntaxErrors: number;
-  reports: FunctionReport[];
+  reports: ScannedReport[];
 }
+
+/**
+ * A function's report as the scan hands it out: without syntax nodes, which would keep every file's
+ * tree (native memory) alive for as long as the result lives. A FunctionReport is one.
+ */
+export type ScannedReport = Omit<FunctionReport, 'fn' | 'effects'> & { fn: Omit<PyFunction, 'node'>; effects: Omit<Effect, 'node'>[] };
 
 export interface ScanResult {
   files: ScannedFile[];
@@ -55,20 +61,26 @@ export function scanRepository(modules: readonly PyModule[], diff?: string, opti
 }
 
 /** `**\/x` globs also match at the top level (`tests/...`), as the review's path filter does. */
-function excludedBy(globs: readonly string[]): (path: string) => boolean {
+export function excludedBy(globs: readonly string[]): (path: string) => boolean {
   const matchers = globs.flatMap((g) => (g.startsWith('**/') ? [g, g.slice(3)] : [g])).map((g) => picomatch(g, { dot: true }));
   return (path) => matchers.some((match) => match(path));
 }
 
-function isPython(change: FileChange): boolean {
+export function isPython(change: FileChange): boolean {
   return /\.pyi?$/.test(change.path);
 }
 
-function scannedFile(module: PyModule, reports: FunctionReport[]): ScannedFile {
+/** A copy of the report that holds no syntax node, so the module's tree can be freed. */
+export function treeFreeReport(report: FunctionReport): ScannedReport {
+  const { node: _fnNode, ...fn } = report.fn;
+  return { ...report, fn, effects: report.effects.map(({ node: _node, ...effect }) => effect) };
+}
+
+export function scannedFile(module: PyModule, reports: ScannedReport[]): ScannedFile {
   return { path: module.path, notes: module.notes, syntaxErrors: module.errors.length, reports };
 }
 
-function withChange(file: ScannedFile, change: FileChange): ScannedFile {
+export function withChange(file: ScannedFile, change: FileChange): ScannedFile {
   file.status = change.status;
   if (change.oldPath !== undefined && change.oldPath !== change.path) file.oldPath = change.oldPath;
   return file;

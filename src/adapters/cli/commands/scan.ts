@@ -2,9 +2,12 @@ import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { execa } from 'execa';
-import { scanRepository } from '../../../core/python/scan.ts';
+import { availableParallelism } from 'node:os';
+import { workerPool } from '../../../core/python/scan-pool.ts';
 import { scanJson, scanText } from '../../../core/python/scan-report.ts';
-import { readPythonTree } from '../python-tree.ts';
+import { scanRepository } from '../../../core/python/scan.ts';
+import { scanSources } from '../../../core/python/scan-sources.ts';
+import { readPythonSources, readPythonTree } from '../python-tree.ts';
 
 interface ScanFlags {
   diff?: string;
@@ -47,10 +50,8 @@ export function resolveJsonFlag(given: string | undefined, json: boolean | strin
 
 async function scanCommand(target: string, flags: ScanFlags): Promise<string> {
   if (flags.diff !== undefined && flags.base !== undefined) throw new Error('give --diff or --base, not both');
-  const tree = await readPythonTree(target);
-  const diff = flags.diff !== undefined ? await readDiff(flags.diff) : flags.base !== undefined ? await gitDiff(tree.root, flags.base) : undefined;
-  const { files } = scanRepository(tree.modules, diff);
-  const json = `${JSON.stringify(scanJson(tree.root, files, diff !== undefined), null, 2)}\n`;
+  const { files, root, diff } = await scanTarget(target, flags);
+  const json = `${JSON.stringify(scanJson(root, files, diff !== undefined), null, 2)}\n`;
   if (flags.json === true) return json;
   if (typeof flags.json === 'string') {
     await writeFile(flags.json, json).catch((error: NodeJS.ErrnoException) => {
@@ -58,6 +59,25 @@ async function scanCommand(target: string, flags: ScanFlags): Promise<string> {
     });
   }
   return scanText(files, { all: flags.all === true || diff !== undefined });
+}
+
+/** Below this many files, starting worker threads (each loads the parser and the analysis) costs more than it saves. */
+const FILES_WORTH_A_THREAD = 200;
+
+/**
+ * A small repository is scanned with every tree in memory (the faster path on one core); a large
+ * one file by file on worker threads, freeing each tree (the same output: issue 13 measured
+ * 3.4 GB against 0.9 GB peak on the standard library, at about 1.2x the wall time).
+ */
+async function scanTarget(target: string, flags: ScanFlags) {
+  const sources = await readPythonSources(target);
+  const diff = flags.diff !== undefined ? await readDiff(flags.diff) : flags.base !== undefined ? await gitDiff(sources.root, flags.base) : undefined;
+  const threads = Math.min(availableParallelism(), Math.floor(sources.sources.length / FILES_WORTH_A_THREAD));
+  if (threads < 2) {
+    const tree = await readPythonTree(target);
+    return { root: tree.root, diff, files: scanRepository(tree.modules, diff).files };
+  }
+  return { root: sources.root, diff, files: (await scanSources(sources.sources, diff, { scanner: workerPool(threads) })).files };
 }
 
 async function readDiff(file: string): Promise<string> {
