@@ -142,6 +142,7 @@ class Campaign:
         self.scratch = os.path.join(work, "scratch")
         self.usage = Usage()
         self.notes: List[str] = []
+        self._checked: Dict[bytes, Optional[str]] = {}
 
     # -- folders -------------------------------------------------------------------------
     def _fresh_control(self) -> None:
@@ -188,11 +189,20 @@ class Campaign:
     def _state(self) -> State:
         return capture(self.folder, self.outbox)
 
-    def _check(self, scenario) -> Optional[str]:
-        """Runs the scenario's `check=fn` on the current state. It reads copies of the
-        databases only, so it runs here, under an alarm, rather than in a fork of its own."""
+    def _check(self, scenario, state: State) -> Optional[str]:
+        """Runs the scenario's `check=fn` on the current state, just captured as `state`. It reads
+        copies of the databases only, so it runs here, under an alarm, rather than in a fork of its
+        own. A state it has judged before (same digest of all it can see) gets the same answer."""
         if scenario.check is None:
             return None
+        if state.digest is not None and state.digest in self._checked:
+            return self._checked[state.digest]
+        result = self._run_check(scenario)
+        if state.digest is not None:
+            self._checked[state.digest] = result
+        return result
+
+    def _run_check(self, scenario) -> Optional[str]:
         shutil.rmtree(self.scratch, ignore_errors=True)
         os.makedirs(self.scratch)
         view = StateView(self.folder, self.outbox, self.scratch)
@@ -245,10 +255,10 @@ class Campaign:
             return ModeResult(works=False, error=f"the normal run fails: {first.error}")
         self.usage.add(first)
         normal = self._state()
-        check_error = self._check(scenario)
+        check_error = self._check(scenario, normal)
         rerun = self._rerun(scenario, mode)
         after_normal_rerun = self._state()
-        rerun_check = self._check(scenario)
+        rerun_check = self._check(scenario, after_normal_rerun)
 
         self._fresh_folder()
         self._fresh_control()
@@ -320,10 +330,10 @@ class Campaign:
             return Failure(mode=mode, crash=kind, point=point, outcome=Outcome.NOT_REACHED, half_updated=False,
                            detail=note), False
         after_crash = self._state()
-        crash_check = self._check(scenario)
+        crash_check = self._check(scenario, after_crash)
         rerun = self._rerun(scenario, mode)
         after_rerun = self._state()
-        rerun_check = self._check(scenario)
+        rerun_check = self._check(scenario, after_rerun)
         result, reasons = self._rerun_outcome(rerun, after_rerun, normal, before, masks, rerun_check)
         if result == Outcome.HARNESS_REFUSED:
             return Failure(mode=mode, crash=kind, point=point, outcome=Outcome.NOT_REACHED, half_updated=False,

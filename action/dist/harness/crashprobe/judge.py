@@ -51,24 +51,42 @@ class Masks:
     names: Set[NamePattern] = field(default_factory=set)
     email_fields: Set[str] = field(default_factory=set)
     notes: List[str] = field(default_factory=list)
+    # Per masked column, the patterns its text values follow (a random file name `b6/71/2fac….val`):
+    # a value that follows one compares as the pattern, as a file's name does.
+    values: Dict[Tuple[str, str, str], Set[NamePattern]] = field(default_factory=dict)
 
     def merge(self, other: "Masks") -> "Masks":
+        values = {k: set(v) for k, v in self.values.items()}
+        for k, v in other.values.items():
+            values.setdefault(k, set()).update(v)
         return Masks(
             self.columns | other.columns,
             self.files | other.files,
             self.names | other.names,
             self.email_fields | other.email_fields,
             self.notes + other.notes,
+            values,
         )
 
-    def file_key(self, name: str) -> str:
-        if not self.names:
-            return name
-        tokens = name_tokens(name)
-        for pattern in sorted(self.names, key=str):
-            if pattern.matches(tokens):
+    def cell(self, column: Tuple[str, str, str], value):
+        """A masked column's value as it is compared: its pattern when it follows one, else its shape."""
+        if isinstance(value, str) and column in self.values:
+            pattern = _matching(self.values[column], value)
+            if pattern is not None:
                 return str(pattern)
-        return name
+        return shape(value)
+
+    def file_key(self, name: str) -> str:
+        pattern = _matching(self.names, name) if self.names else None
+        return str(pattern) if pattern is not None else name
+
+
+def _matching(patterns: Set[NamePattern], text: str) -> Optional[NamePattern]:
+    tokens = name_tokens(text)
+    for pattern in sorted(patterns, key=str):
+        if pattern.matches(tokens):
+            return pattern
+    return None
 
 
 def _name_patterns(first: Set[str], second: Set[str]) -> Tuple[Set[NamePattern], bool]:
@@ -95,6 +113,15 @@ def _name_patterns(first: Set[str], second: Set[str]) -> Tuple[Set[NamePattern],
     return patterns, paired
 
 
+def _value_patterns(first: list, second: list) -> Set[NamePattern]:
+    """Patterns for the text values of a column that vary between two normal runs, paired as
+    file names are; only the patterns with a part that stays (a separator, `.val`): a pattern
+    that is all `*` says nothing the shape does not."""
+    texts = [{v for v in values if isinstance(v, str)} for values in (first, second)]
+    patterns, _ = _name_patterns(texts[0], texts[1])
+    return {p for p in patterns if any(t != VARIES for t in p.tokens)}
+
+
 def _is_separator(token: str) -> bool:
     return token in ("/", ".", "_", "-")
 
@@ -111,8 +138,12 @@ def calibrate(first: State, second: State) -> Masks:
                 masks.notes.append(f"{db}:{name} has a different number of rows in two normal runs")
                 continue
             for index, column in enumerate(a.columns):
-                if sorted(map(repr, (r[index] for r in a.rows))) != sorted(map(repr, (r[index] for r in b.rows))):
+                a_values, b_values = [r[index] for r in a.rows], [r[index] for r in b.rows]
+                if sorted(map(repr, a_values)) != sorted(map(repr, b_values)):
                     masks.columns.add((db, name, column))
+                    patterns = _value_patterns(a_values, b_values)
+                    if patterns:
+                        masks.values[(db, name, column)] = patterns
     if set(first.files) != set(second.files):
         masks.names, paired = _name_patterns(set(first.files), set(second.files))
         if not paired:
@@ -167,7 +198,8 @@ def canonical(state: State, masks: Masks, drop: Set[str] = frozenset()):
         out = {}
         for name, table in tables.items():
             masked = [i for i, c in enumerate(table.columns) if (db, name, c) in masks.columns]
-            rows = [tuple(shape(v) if i in masked else v for i, v in enumerate(r)) for r in table.rows]
+            rows = [tuple(masks.cell((db, name, table.columns[i]), v) if i in masked else v for i, v in enumerate(r))
+                    for r in table.rows]
             out[name] = (table.columns, sorted(map(repr, rows)))
         dbs[db] = out
     files = sorted(
@@ -306,7 +338,8 @@ def _compare_rows(db, name, a: Table, n: Table, b: Optional[Table], masks: Masks
     b_same = b is not None and b.columns == n.columns
     if a_keyed is None or n_keyed is None or pk_masked:
         def norm(rows):
-            return Counter(repr(tuple(shape(v) if i in masked else v for i, v in enumerate(r))) for r in rows)
+            return Counter(repr(tuple(masks.cell((db, name, n.columns[i]), v) if i in masked else v
+                                      for i, v in enumerate(r))) for r in rows)
         a_rows, n_rows = norm(a.rows), norm(n.rows)
         b_rows = norm(b.rows) if b_same else Counter()
         extra, missing = a_rows - n_rows, n_rows - a_rows
@@ -335,7 +368,7 @@ def _compare_rows(db, name, a: Table, n: Table, b: Optional[Table], masks: Masks
         for i, column in enumerate(n.columns):
             av, nv = a_row[i], n_row[i]
             if i in masked:
-                av, nv = shape(av), shape(nv)
+                av, nv = masks.cell((db, name, column), av), masks.cell((db, name, column), nv)
             if av == nv:
                 continue
             an, nn = _number(av), _number(nv)
@@ -393,7 +426,8 @@ def _row_cells(db: str, name: str, columns, key, rows: Dict[str, Optional[tuple]
     cells = []
     for i, column in enumerate(columns):
         values = {k: (r[i] if i < len(r) else None) for k, r in present.items()}
-        comparable = {k: shape(v) if (db, name, column) in masks.columns else v for k, v in values.items()}
+        comparable = {k: masks.cell((db, name, column), v) if (db, name, column) in masks.columns else v
+                      for k, v in values.items()}
         if len(set(map(repr, comparable.values()))) > 1:
             cells.append({"db": db, "table": name, "key": label, "column": column,
                           "values": {k: ABSENT if rows[k] is None else _short(values[k]) for k in rows}})
@@ -401,6 +435,12 @@ def _row_cells(db: str, name: str, columns, key, rows: Dict[str, Optional[tuple]
         cells.append({"db": db, "table": name, "key": label, "column": "(row)",
                       "values": {k: ABSENT if r is None else _short(_row_text(r)) for k, r in rows.items()}})
     return cells
+
+
+def _file_value(contents: List[bytes]):
+    if not contents:
+        return ABSENT
+    return _short(contents[0]) if len(contents) == 1 else f"({len(contents)} files)"
 
 
 def _row_text(row: tuple) -> str:
@@ -425,12 +465,28 @@ def evidence(states: Dict[str, Optional[State]], masks: Masks, limit: int = 12) 
             keys = sorted(set().union(*[set(v) for v in keyed.values()]), key=repr)
             for key in keys:
                 cells.extend(_row_cells(db, name, columns, key, {k: keyed[k].get(key) for k in names}, masks))
-    all_files = sorted(set().union(*[set(states[k].files) for k in names]))
-    for file in all_files:
-        values = {k: _short(states[k].files[file]) if file in states[k].files else ABSENT for k in names}
+    # Files by name, or by the pattern of their random name: a value file the re-run names anew is
+    # one line of evidence, not one line per random name.
+    by_key = {k: {} for k in names}
+    for k in names:
+        for file, content in states[k].files.items():
+            by_key[k].setdefault(masks.file_key(file), []).append(content)
+    for file in sorted(set().union(*[set(by_key[k]) for k in names])):
+        values = {k: _file_value(by_key[k].get(file, [])) for k in names}
         if len(set(map(repr, values.values()))) > 1:
             cells.append({"file": file, "values": values})
     email_counts = {k: len(states[k].emails) for k in names}
     if len(set(email_counts.values())) > 1:
         cells.append({"emails": "sent", "values": email_counts})
-    return cells[:limit]
+    return sorted(cells, key=_telling_first)[:limit]
+
+
+def _telling_first(cell: dict) -> int:
+    """A reader takes the first cell as the example: after a crash, one that is neither the
+    state before nor the normal one (what half-updated means), then one the re-run got wrong."""
+    values = cell["values"]
+    if "after_crash" in values and values["after_crash"] not in (values.get("before"), values.get("normal")):
+        return 0
+    if "after_rerun" in values and values["after_rerun"] != values.get("normal"):
+        return 1
+    return 2

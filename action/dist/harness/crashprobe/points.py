@@ -24,6 +24,26 @@ _HARNESS_DIR = os.path.dirname(os.path.abspath(__file__))
 _VIA_DEPTH = 4
 _SQL_LITERAL = re.compile(r"'(?:[^']|'')*'|\b\d+(?:\.\d+)?\b")
 _SPACE = re.compile(r"\s+")
+# Real paths of code files, filled in the server by warm_real_paths() before it forks, so a
+# run finds them here instead of walking symlinks at every crash point it passes.
+_REAL_PATHS: Dict[str, str] = {}
+
+
+def real_path(filename: str) -> str:
+    if filename.startswith("<"):
+        return filename
+    real = _REAL_PATHS.get(filename)
+    if real is None:
+        real = _REAL_PATHS[filename] = os.path.realpath(filename)
+    return real
+
+
+def warm_real_paths() -> None:
+    """The real path of every loaded module's file (a repository's code files are read-only to runs)."""
+    for module in list(sys.modules.values()):
+        filename = getattr(module, "__file__", None)
+        if isinstance(filename, str):
+            real_path(filename)
 POINT_FIELDS = ("path", "line", "call", "statement", "via", "repetition")
 
 
@@ -82,7 +102,7 @@ class Tracker:
         while frame is not None:
             filename = frame.f_code.co_filename
             if not filename.startswith(_HARNESS_DIR):
-                real = os.path.realpath(filename) if not filename.startswith("<") else filename
+                real = real_path(filename)
                 if real.startswith(self.root + os.sep):
                     rel = os.path.relpath(real, self.root).replace(os.sep, "/")
                     if found is None:

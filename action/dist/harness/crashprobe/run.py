@@ -69,14 +69,25 @@ def _join_threads() -> None:
             thread.join(_JOIN_SECONDS)
 
 
+def _own_process_group() -> None:
+    """A process group of its own, so the runner's killpg ends whatever the run leaves behind.
+    Under a server that leads a session without a terminal (server.py), a group is enough: a new
+    session per run costs milliseconds (the kernel makes each one a scheduler autogroup)."""
+    if os.getpgid(0) == os.getpid():  # a spawned run was started in a group (or session) of its own
+        return
+    if os.getsid(0) == os.getppid():
+        os.setpgid(0, 0)
+    else:
+        os.setsid()
+
+
 def execute(spec: dict, scenario, target) -> None:
     """Never returns."""
     report_path = spec["report"]
     started = _perf_counter()
     _owner[0] = os.getpid()
     try:
-        if os.getsid(0) != os.getpid():  # a spawned run already leads its own session
-            os.setsid()
+        _own_process_group()
         log = os.open(spec["log"], os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o666)
         os.dup2(log, 1)
         os.dup2(log, 2)

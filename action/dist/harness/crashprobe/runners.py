@@ -4,6 +4,7 @@ The runner waits for the run with a wall-clock limit, and ends it early as a
 hang when, for about a second, it neither used CPU time nor moved its heartbeat
 (heartbeat.py): every thread is blocked, so nothing will ever change.
 """
+import gc
 import json
 import os
 import select
@@ -14,11 +15,13 @@ from typing import NamedTuple, Optional
 
 from . import clock, heartbeat, run
 from .intercept_sqlite import OPEN_CONNECTIONS
-from .points import HARD_CRASH_EXIT
+from .points import HARD_CRASH_EXIT, warm_real_paths
 from .reports import RunReport, Status
 
 HANG_SECONDS = 1.0
 _POLL = 0.05
+# Most runs end within milliseconds: the hang watch reads /proc only once a run has lasted this long.
+_WATCH_AFTER = 0.1
 _IDLE_CPU_SHARE = 0.05  # below this share of one core, a run counts as idle
 _TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 _monotonic = clock._real_monotonic
@@ -63,14 +66,21 @@ class _HangWatch:
     def __init__(self, pid: int, beat_path: Optional[str]):
         self.pid = pid
         self.beat_path = beat_path
-        self.mark = (_monotonic(), _cpu_ticks(pid), self._beat())
+        self.started = _monotonic()
+        self.mark = None
 
     def _beat(self):
         beat = heartbeat.read(self.beat_path) if self.beat_path else None
         return beat.hits if beat else None
 
     def hung(self) -> bool:
-        now, ticks, beat = _monotonic(), _cpu_ticks(self.pid), self._beat()
+        now = _monotonic()
+        if now - self.started < _WATCH_AFTER:
+            return False
+        ticks, beat = _cpu_ticks(self.pid), self._beat()
+        if self.mark is None:
+            self.mark = (now, ticks, beat)
+            return False
         since, mark_ticks, mark_beat = self.mark
         if ticks is None or mark_ticks is None:
             return False
@@ -105,7 +115,8 @@ def _wait(pid: int, timeout: float, beat_path: Optional[str] = None) -> Ended:
                 _, status = os.waitpid(pid, 0)
                 return Ended(status, timed_out=not hung, hung=hung)
             if pidfd is not None:
-                select.select([pidfd], [], [], min(left, _POLL))
+                early = watch.started + _WATCH_AFTER - _monotonic()
+                select.select([pidfd], [], [], max(0.0, min(left, _POLL if early <= 0 else early)))
             else:
                 clock._real_sleep(min(delay, left))
                 delay = min(delay * 2, 0.02)
@@ -167,6 +178,7 @@ class ForkRunner:
 
     def __init__(self, scenario_index: dict):
         self._scenarios = scenario_index  # name -> (scenario, target)
+        warm_real_paths()
 
     def run(self, spec: dict) -> RunReport:
         if len(OPEN_CONNECTIONS):
@@ -175,10 +187,18 @@ class ForkRunner:
         _prepare(spec)
         sys.stdout.flush()
         sys.stderr.flush()
+        # The server's objects go to the permanent generation for the fork: a collection in the
+        # run then never walks (and so copies) the server's memory page by page.
+        gc.freeze()
         pid = os.fork()
         if pid == 0:
             run.execute(spec, scenario, target)
+        gc.unfreeze()
         return _finish(spec, _wait(pid, spec["limits"]["wall_seconds"], spec.get("heartbeat")))
+
+
+# A group of its own, as a forked run gets (run.py); Python before 3.11 has only a new session.
+_OWN_GROUP = {"process_group": 0} if sys.version_info >= (3, 11) else {"start_new_session": True}
 
 
 class SpawnRunner:
@@ -194,7 +214,7 @@ class SpawnRunner:
         process = subprocess.Popen(
             [sys.executable, "-m", "crashprobe.child"],
             stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            env=self._env, start_new_session=True,
+            env=self._env, **_OWN_GROUP,
         )
         process.stdin.write(json.dumps(payload).encode("utf-8"))
         process.stdin.close()

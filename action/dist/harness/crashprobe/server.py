@@ -14,6 +14,11 @@ import time
 
 def main() -> int:
     request = json.loads(sys.stdin.read())
+    try:
+        # A session of its own, without a terminal, once: each run then needs only a process group (run.py).
+        os.setsid()
+    except OSError:
+        pass  # already a group leader (bubblewrap's --new-session made it one)
     protocol = os.fdopen(os.dup(1), "w", buffering=1)
     os.dup2(2, 1)
 

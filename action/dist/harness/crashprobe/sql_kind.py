@@ -3,11 +3,13 @@ import re
 
 _COMMENTS = re.compile(r"(--[^\n]*\n?)|(/\*.*?\*/)", re.S)
 _WRITE_IN_WITH = re.compile(r"\b(INSERT|UPDATE|DELETE|REPLACE)\b", re.I)
+# Compiled here, in the server: a forked run starts with an empty `re` cache of its own otherwise.
+_WORD = re.compile(r"[A-Za-z]+")
 
 
 def first_word(sql: str) -> str:
     text = _COMMENTS.sub(" ", sql).strip()
-    match = re.match(r"[A-Za-z]+", text)
+    match = _WORD.match(text)
     return match.group(0).upper() if match else ""
 
 

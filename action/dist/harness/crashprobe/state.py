@@ -1,10 +1,11 @@
 """The state a run leaves: every table's rows, every file in the scenario's folder
 by content, and the emails that took effect."""
+import hashlib
 import os
 import shutil
 import tempfile
 from dataclasses import dataclass, field
-from typing import Dict, List, Tuple
+from typing import Dict, List, Optional, Tuple
 
 from .intercept_files import _real_open
 from .intercept_sqlite import _real_connect
@@ -34,6 +35,32 @@ class State:
     files: Dict[str, bytes] = field(default_factory=dict)
     dbs: Dict[str, Dict[str, Table]] = field(default_factory=dict)
     emails: List[dict] = field(default_factory=list)
+    # A digest of everything a `check=fn` can see (every file, lock and side file, every folder,
+    # the outbox's bytes): equal digests, equal check results. Never part of a comparison.
+    digest: Optional[bytes] = field(default=None, compare=False)
+
+
+# Tables by the bytes of a database and its side files: most runs leave one of a few databases,
+# and reading the same bytes again gives the same tables. Callers never change a Table.
+_DB_CACHE: Dict[bytes, Dict[str, Table]] = {}
+_DB_CACHE_MOST = 512
+
+
+def _read_db_cached(path: str, data: bytes) -> Dict[str, Table]:
+    key = hashlib.blake2b(data, digest_size=20)
+    for suffix in _SIDE_FILES:
+        side = path + suffix
+        if os.path.exists(side):
+            with _real_open(side, "rb") as handle:
+                side_data = handle.read()
+            key.update(suffix.encode() + b"\0" + len(side_data).to_bytes(8, "little") + side_data)
+    key = key.digest()
+    tables = _DB_CACHE.get(key)
+    if tables is None:
+        if len(_DB_CACHE) >= _DB_CACHE_MOST:
+            _DB_CACHE.clear()
+        tables = _DB_CACHE[key] = _read_db(path)
+    return tables
 
 
 def _read_db(path: str) -> Dict[str, Table]:
@@ -71,27 +98,48 @@ def _read_db(path: str) -> Dict[str, Table]:
             shutil.rmtree(scratch, ignore_errors=True)
 
 
+def _entry(digest, kind: bytes, rel: str, data: bytes = b"") -> None:
+    digest.update(kind + rel.encode("utf-8", "surrogateescape") + b"\0" + len(data).to_bytes(8, "little") + data)
+
+
 def capture(folder: str, outbox_path: str) -> State:
     state = State()
+    digest = hashlib.blake2b(digest_size=20)
     for dirpath, dirnames, filenames in os.walk(folder):
         dirnames.sort()
+        _entry(digest, b"d", os.path.relpath(dirpath, folder))
+        for name in dirnames:
+            if os.path.islink(os.path.join(dirpath, name)):
+                _entry(digest, b"L", name, os.readlink(os.path.join(dirpath, name)).encode("utf-8", "surrogateescape"))
         for name in sorted(filenames):
             full = os.path.join(dirpath, name)
             rel = os.path.relpath(full, folder).replace(os.sep, "/")
             if any(name.endswith(suffix) and os.path.exists(full[: -len(suffix)]) for suffix in _SIDE_FILES):
-                continue
-            if not os.path.islink(full) and is_lock_file(name, os.path.getsize(full)):
-                continue
+                if not os.path.islink(full):
+                    with _real_open(full, "rb") as handle:
+                        _entry(digest, b"s", rel, handle.read())
+                continue  # read with its database
             if os.path.islink(full):
-                state.files[rel] = b"symlink:" + os.readlink(full).encode()
+                target = os.readlink(full).encode("utf-8", "surrogateescape")
+                _entry(digest, b"l", rel, target)
+                state.files[rel] = b"symlink:" + target
                 continue
             with _real_open(full, "rb") as handle:
                 data = handle.read()
+            _entry(digest, b"f", rel, data)
+            if is_lock_file(name, len(data)):
+                continue
             if data.startswith(SQLITE_MAGIC):
-                state.dbs[rel] = _read_db(full)
+                state.dbs[rel] = _read_db_cached(full, data)
             else:
                 state.files[rel] = data
+    try:
+        with _real_open(outbox_path, "rb") as handle:
+            _entry(digest, b"o", "", handle.read())
+    except (OSError, ValueError):  # no outbox (the seeding run's state names none)
+        pass
     state.emails = read_outbox(outbox_path)
+    state.digest = digest.digest()
     return state
 
 
