@@ -4,9 +4,13 @@
 import path from 'node:path';
 import { execa } from 'execa';
 
-/** Best effort: a harness folder that is read-only here only costs the compile per process. */
+/**
+ * Best effort: a harness folder that is read-only here only costs the compile per process.
+ * `-I -S`: the interpreter may be a provisioned environment's, whose site-packages a pull
+ * request's dependencies filled; no .pth file or sitecustomize of it may run outside the sandbox.
+ */
 export async function compileHarness(pythonExecutable: string, harnessDir: string): Promise<void> {
-  await execa(pythonExecutable, ['-I', '-m', 'compileall', '-q', path.join(harnessDir, 'crashprobe')], {
+  await execa(pythonExecutable, ['-I', '-S', '-m', 'compileall', '-q', path.join(harnessDir, 'crashprobe')], {
     reject: false,
     timeout: 60_000,
     stdin: 'ignore',
