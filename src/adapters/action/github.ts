@@ -3,11 +3,12 @@
 // the workspace the job checked out, the config read at the base commit, and the
 // one publisher the App uses too.
 import { readdirSync } from 'node:fs';
-import { mkdtemp, readdir, readFile, realpath, rm, unlink } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
 import { githubPullRequestSource, readFileAt, restClient, reviewPublisher, type Author, type GitHubClient } from '../github/index.ts';
+import { dropEscapingLinks, readInside } from '../checkout/safe-tree.ts';
 import type { PullRequestSource } from '../../core/ports.ts';
 import type { PullRequestEvent } from './event.ts';
 import type { GitHubConnection } from './runner.ts';
@@ -88,13 +89,8 @@ function workspaceSource(remote: PullRequestSource, workspace: string, baseSha: 
   return {
     ...remote,
     changedFiles: () => remote.changedFiles(),
-    async readFile(file) {
-      // The real path, not the text: a symlink (or a chain of them) in the pull request must not lead out of the checkout.
-      const root = await realpath(workspace).catch(() => workspace);
-      const full = await realpath(path.resolve(root, file)).catch(() => undefined);
-      if (!full?.startsWith(root + path.sep)) return undefined;
-      return readFile(full, 'utf8').catch(() => undefined);
-    },
+    // The real path, not the text: a symlink (or a chain of them) in the pull request must not lead out of the checkout.
+    readFile: (file) => readInside(workspace, file),
     listFiles: () => listWorkspace(workspace),
     checkout: async () => workspace,
     async readBaseFile(file) {
@@ -127,13 +123,7 @@ async function archiveInto(workspace: string, commit: string, dir: string): Prom
     maxBuffer: 1024 * 1024 * 1024,
   });
   await execa('tar', ['-x', '--no-same-owner', '-C', dir], { input: archive.stdout });
-  const root = await realpath(dir);
-  for (const entry of await readdir(dir, { recursive: true, withFileTypes: true })) {
-    if (!entry.isSymbolicLink()) continue;
-    const full = path.join(entry.parentPath, entry.name);
-    const target = await realpath(full).catch(() => undefined);
-    if (!target?.startsWith(root + path.sep)) await unlink(full);
-  }
+  await dropEscapingLinks(dir);
 }
 
 async function listWorkspace(workspace: string): Promise<string[]> {

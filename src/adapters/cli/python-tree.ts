@@ -1,5 +1,5 @@
-// Reads the Python files of a folder (or one file) into PyModules, paths
-// relative to the folder.
+// Reads the Python files of a folder (or one file), paths relative to the
+// folder: as bytes, or parsed into PyModules.
 import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { PyModule } from '../../core/python/model.ts';
@@ -14,27 +14,13 @@ export interface PythonTree {
   modules: PyModule[];
 }
 
-export async function readPythonTree(target: string): Promise<PythonTree> {
-  const info = await stat(target).catch(() => undefined);
-  if (!info) throw new Error(`${target} does not exist: give a folder or a .py file to scan`);
-  if (info.isFile()) {
-    if (!/\.pyi?$/.test(target)) throw new Error(`${target} is not a Python file (.py): give a folder or a .py file`);
-    const root = path.dirname(target);
-    return { root, modules: [parseModule(path.basename(target), await readFile(target))] };
-  }
-  const files = await pythonFiles(target);
-  const modules: PyModule[] = [];
-  for (const file of files) modules.push(parseModule(path.relative(target, file).split(path.sep).join('/'), await readFile(file)));
-  return { root: target, modules };
-}
-
 export interface PythonSources {
   /** The folder paths are relative to. */
   root: string;
   sources: { path: string; bytes: Buffer }[];
 }
 
-/** readPythonTree's files as bytes, unparsed: for the scan, which parses them one at a time. */
+/** The Python files of a folder (or one file) as bytes, unparsed: the scan of a large tree parses them one at a time. */
 export async function readPythonSources(target: string): Promise<PythonSources> {
   const info = await stat(target).catch(() => undefined);
   if (!info) throw new Error(`${target} does not exist: give a folder or a .py file to scan`);
@@ -45,6 +31,11 @@ export async function readPythonSources(target: string): Promise<PythonSources> 
   const sources: PythonSources['sources'] = [];
   for (const file of await pythonFiles(target)) sources.push({ path: path.relative(target, file).split(path.sep).join('/'), bytes: await readFile(file) });
   return { root: target, sources };
+}
+
+/** The sources parsed, one module each. */
+export function parsedTree({ root, sources }: PythonSources): PythonTree {
+  return { root, modules: sources.map((source) => parseModule(source.path, source.bytes)) };
 }
 
 async function pythonFiles(dir: string): Promise<string[]> {

@@ -113,15 +113,17 @@ export async function runReviewJob(job: Job, octokit: AppOctokit, deps: ReviewJo
 
   await publisher.start();
   const source = githubPullRequestSource(octokit, { owner, repo, number, baseSha: pr.base.sha, headSha, fromFork }, { workRoot: deps.workRoot });
+  // One tenant: its dependency environments and its caches are never another repository's.
+  const tenant = `${payload.installationId}/${owner}/${repo}`;
   try {
     const { choice: harness, notes: dependencyNotes } = dependencyHarness(await chooseHarness(config, fromFork, deps, log), {
       config,
-      repo: `${payload.installationId}/${owner}/${repo}`,
+      repo: tenant,
       logger: log,
       provision: deps.dependencies,
       harnessFor: (python) => deps.harness(config, log, python),
     });
-    const store = scopedStore(deps.state.verdicts, `${payload.installationId}/${owner}/${repo}`);
+    const store = scopedStore(deps.state.verdicts, tenant);
     const auditOff = forkAuditOff(config, fromFork);
     const llm = auditOff ? undefined : deps.llm?.(config, log, store);
     let review = await deps.review(source, config, {

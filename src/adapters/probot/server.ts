@@ -1,6 +1,6 @@
 // The App as a web server, from its settings: a node http server in front of Probot's
 // middleware (so the webhook body is capped before it is buffered), the state file, the worker pool.
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createNodeMiddleware, Probot } from 'probot';
 import { chooseHarness } from '../harness/choose.ts';
 import { appProvisioner } from '../env/app-provisioner.ts';
@@ -40,31 +40,30 @@ export async function startServer(settings: AppSettings): Promise<{ server: Serv
     });
   }, { probot, webhooksPath: settings.webhookPath });
 
-  const server = createServer((request, response) => {
+  const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
     if (request.method === 'GET' && request.url === '/ping') {
       response.writeHead(200).end('PONG');
       return;
     }
-    webhookBody(request).then(
-      (body) => {
-        if (body !== undefined) (request as IncomingMessage & { body?: string }).body = body;
-        return middleware(request, response, () => response.writeHead(404).end());
-      },
-      (error: unknown) => {
+    if (request.method === 'POST' && new URL(request.url ?? '/', 'http://app').pathname === settings.webhookPath) {
+      try {
+        (request as IncomingMessage & { body?: string }).body = await readCappedBody(request);
+      } catch (error) {
         // Never the payload in the log: only why it was refused.
         const tooLarge = error instanceof BodyTooLargeError;
         probot.log.warn(`webhook refused: ${error instanceof Error ? error.message : String(error)}`);
-        if (!response.headersSent) response.writeHead(tooLarge ? 413 : 400, { connection: 'close' }).end(tooLarge ? 'payload too large\n' : 'bad request\n');
-      },
-    ).catch((error: unknown) => {
+        response.writeHead(tooLarge ? 413 : 400, { connection: 'close' }).end(tooLarge ? 'payload too large\n' : 'bad request\n');
+        return;
+      }
+    }
+    await middleware(request, response, () => response.writeHead(404).end());
+  };
+  const server = createServer((request, response) => {
+    handle(request, response).catch((error: unknown) => {
       probot.log.error(`webhook handling failed: ${error instanceof Error ? error.message : String(error)}`);
       if (!response.headersSent) response.writeHead(500).end();
     });
   });
-  const webhookBody = async (request: IncomingMessage): Promise<string | undefined> => {
-    const webhook = request.method === 'POST' && new URL(request.url ?? '/', 'http://app').pathname === settings.webhookPath;
-    return webhook ? readCappedBody(request) : undefined;
-  };
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(settings.port, settings.host, () => resolve());

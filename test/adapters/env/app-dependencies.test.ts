@@ -11,8 +11,8 @@ import { appProvisioner } from '../../../src/adapters/env/app-provisioner.ts';
 import { readEnvSettings } from '../../../src/adapters/env/settings.ts';
 import { chooseHarness } from '../../../src/adapters/harness/choose.ts';
 import type { CampaignResult } from '../../../src/core/crash/protocol.ts';
-import { API, comment, ORDERS_PATCH, sampleReview } from '../github/fixtures.ts';
-import { createTestApp, webhookExample, type TestApp } from '../probot/helpers.ts';
+import { comment, ORDERS_PATCH, sampleReview } from '../github/fixtures.ts';
+import { createTestApp, nockJobStart, webhookExample, type TestApp } from '../probot/helpers.ts';
 import type { LocalIndex } from './local-index.ts';
 import { fixtureRepo, tinydepIndex } from './fixture-repo.ts';
 
@@ -38,15 +38,7 @@ afterEach(async () => {
 });
 
 function nockJob(pr: Record<string, any>, configYaml: string, posted: { summary?: string }) {
-  return nock(API)
-    .post('/app/installations/1/access_tokens')
-    .reply(201, { token: 'installation-token', expires_at: new Date(Date.now() + 3_600_000).toISOString() })
-    .get('/app')
-    .reply(200, { id: 42, slug: 'crashprobe' })
-    .get(`${repo}/pulls/${pr.number}`)
-    .reply(200, pr)
-    .get(`${repo}/contents/.github%2Fcrashprobe.yml`)
-    .reply(200, configYaml, { 'content-type': 'text/plain; charset=utf-8' })
+  return nockJobStart(pr, { status: 200, body: configYaml })
     .get(`${repo}/commits/${pr.head.sha}/check-runs`)
     .query(true)
     .reply(200, { total_count: 0, check_runs: [] })

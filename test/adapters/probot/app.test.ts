@@ -2,7 +2,7 @@ import nock from 'nock';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Review } from '../../../src/core/review/model.ts';
 import { API, comment, ORDERS_PATCH, sampleReview, withoutTimes } from '../github/fixtures.ts';
-import { createTestApp, webhookExample, type TestApp } from './helpers.ts';
+import { createTestApp, nockJobStart, webhookExample, type TestApp } from './helpers.ts';
 
 const OWNER = 'Codertocat';
 const REPO = 'Hello-World';
@@ -27,21 +27,6 @@ function openedPayload() {
 
 function reviewFor(headSha: string): Review {
   return sampleReview([comment('fp-send', 3)], { repository: `${OWNER}/${REPO}`, headSha });
-}
-
-/** What every job asks first: a token, the app's identity, the pull request, the config (repo, then the owner's .github repo). */
-function nockJobStart(pr: Record<string, any>, config: { status: number; body?: string } = { status: 404 }) {
-  const scope = nock(API)
-    .post('/app/installations/1/access_tokens')
-    .reply(201, { token: 'installation-token', expires_at: new Date(Date.now() + 3_600_000).toISOString() })
-    .get('/app')
-    .reply(200, { id: 42, slug: 'crashprobe' })
-    .get(`${repo}/pulls/${pr.number}`)
-    .reply(200, pr)
-    .get(`${repo}/contents/.github%2Fcrashprobe.yml`)
-    .reply(config.status, config.body ?? { message: 'Not Found' }, { 'content-type': config.status === 200 ? 'text/plain; charset=utf-8' : 'application/json; charset=utf-8' });
-  if (config.status === 404) scope.get(`/repos/${OWNER}/.github/contents/.github%2Fcrashprobe.yml`).reply(404, { message: 'Not Found' });
-  return scope;
 }
 
 describe('crashprobe Probot app', () => {

@@ -4,10 +4,12 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import examples from '@octokit/webhooks-examples';
+import nock from 'nock';
 import { Probot, ProbotOctokit } from 'probot';
 import crashprobeApp, { type AppDeps, type CrashprobeApp } from '../../../src/adapters/probot/app.ts';
 import type { ReviewFunction } from '../../../src/adapters/probot/review-job.ts';
 import { openState, type CrashprobeState } from '../../../src/store/state.ts';
+import { API } from '../github/fixtures.ts';
 
 export const PRIVATE_KEY = generateKeyPairSync('rsa', {
   modulusLength: 2048,
@@ -70,4 +72,22 @@ export async function createTestApp(review: ReviewFunction, overrides: Partial<A
     ...overrides,
   });
   return test;
+}
+
+/**
+ * What every job asks first, answered with nock: a token, the app's identity, the pull request,
+ * the config (the repository's, then the owner's .github repository's when it has none).
+ */
+export function nockJobStart(pr: Record<string, any>, config: { status: number; body?: string } = { status: 404 }, owner = 'Codertocat', name = 'Hello-World') {
+  const scope = nock(API)
+    .post('/app/installations/1/access_tokens')
+    .reply(201, { token: 'installation-token', expires_at: new Date(Date.now() + 3_600_000).toISOString() })
+    .get('/app')
+    .reply(200, { id: 42, slug: 'crashprobe' })
+    .get(`/repos/${owner}/${name}/pulls/${pr.number}`)
+    .reply(200, pr)
+    .get(`/repos/${owner}/${name}/contents/.github%2Fcrashprobe.yml`)
+    .reply(config.status, config.body ?? { message: 'Not Found' }, { 'content-type': config.status === 200 ? 'text/plain; charset=utf-8' : 'application/json; charset=utf-8' });
+  if (config.status === 404) scope.get(`/repos/${owner}/.github/contents/.github%2Fcrashprobe.yml`).reply(404, { message: 'Not Found' });
+  return scope;
 }

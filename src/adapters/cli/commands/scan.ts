@@ -7,7 +7,7 @@ import { workerPool } from '../../../core/python/scan-pool.ts';
 import { scanJson, scanText } from '../../../core/python/scan-report.ts';
 import { scanRepository } from '../../../core/python/scan.ts';
 import { scanSources } from '../../../core/python/scan-sources.ts';
-import { readPythonSources, readPythonTree } from '../python-tree.ts';
+import { parsedTree, readPythonSources } from '../python-tree.ts';
 
 interface ScanFlags {
   diff?: string;
@@ -73,10 +73,7 @@ async function scanTarget(target: string, flags: ScanFlags) {
   const sources = await readPythonSources(target);
   const diff = flags.diff !== undefined ? await readDiff(flags.diff) : flags.base !== undefined ? await gitDiff(sources.root, flags.base) : undefined;
   const threads = Math.min(availableParallelism(), Math.floor(sources.sources.length / FILES_WORTH_A_THREAD));
-  if (threads < 2) {
-    const tree = await readPythonTree(target);
-    return { root: tree.root, diff, files: scanRepository(tree.modules, diff).files };
-  }
+  if (threads < 2) return { root: sources.root, diff, files: scanRepository(parsedTree(sources).modules, diff).files };
   return { root: sources.root, diff, files: (await scanSources(sources.sources, diff, { scanner: workerPool(threads) })).files };
 }
 
