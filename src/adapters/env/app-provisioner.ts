@@ -72,13 +72,17 @@ export function appProvisioner(settings: EnvSettings, options: ProvisionerOption
     if (!bwrap) {
       return { notes: [...notes, `${NOT_INSTALLED}: they are installed only inside a bubblewrap sandbox, and bwrap is not installed on the App's server. Fix: ${SANDBOX_FIX}`] };
     }
+    const uv = settings.installer === 'pip' ? undefined : findOnPath('uv', options.searchPath);
+    if (settings.installer === 'uv' && !uv) {
+      return { notes: [...notes, `${NOT_INSTALLED}: CRASHPROBE_ENV_INSTALLER is uv, but the App has no uv on its PATH. Fix: install uv on the App's server, or set CRASHPROBE_ENV_INSTALLER=auto to use pip.`] };
+    }
     let info: PythonInfo;
     try {
       info = await base(python);
     } catch (error) {
       return { notes: [...notes, `${NOT_INSTALLED}: ${(error as Error).message}`] };
     }
-    const result = await provisionEnvironment({ repo, deps: set, base: info, bwrap, allowSdist }, settings).catch(
+    const result = await provisionEnvironment({ repo, deps: set, base: info, bwrap, allowSdist, uv }, settings).catch(
       (error: Error) => ({ ok: false as const, reason: error.message }),
     );
     const from = set.sources.map((s) => s.path);
@@ -86,7 +90,7 @@ export function appProvisioner(settings: EnvSettings, options: ProvisionerOption
       logger.warn(`${repo}: dependencies not installed: ${result.reason}`);
       return { notes: [...notes, `${NOT_INSTALLED} (crash tests ran with the App's interpreter): ${result.reason}`] };
     }
-    const what = `${set.requirements.length} requirement(s) from ${from.join(', ')}${allowSdist ? '' : ', wheels only'}, Python ${info.version}`;
+    const what = `${set.requirements.length} requirement(s) from ${from.join(', ')}${allowSdist ? '' : ', wheels only'}, Python ${info.version}${uv ? ', by uv' : ''}`;
     notes.unshift(
       result.built
         ? `Dependencies installed for crash tests: ${what} (built in ${Math.round(result.seconds)} s).`

@@ -4,12 +4,13 @@
 // (the only writable place besides a size-limited /tmp) and the index proxy's
 // socket. No network of its own, no environment variables of the App, a user
 // namespace with every capability dropped. Inside, a small forwarder relays
-// 127.0.0.1 to the proxy socket; pip (or nothing else) gets that as its proxy.
+// 127.0.0.1 to the proxy socket; pip (or uv, when the App has it) gets that as its proxy.
 import { existsSync, lstatSync, readlinkSync } from 'node:fs';
 import path from 'node:path';
 
 export const SANDBOX_PROXY_DIR = '/run/crashprobe-proxy';
 export const SANDBOX_INPUT_DIR = '/run/crashprobe-input';
+export const SANDBOX_UV = '/run/crashprobe-uv/uv';
 
 export interface InstallPlanOptions {
   bwrap: string;
@@ -22,6 +23,8 @@ export interface InstallPlanOptions {
   /** Folder holding the proxy's socket (bound read-only: connecting needs no write). */
   proxyDir: string;
   tmpBytes: number;
+  /** uv on the host: bound read-only at SANDBOX_UV and used instead of pip (scriptConfig.uv says so). */
+  uv?: string;
   /** What the script inside gets as its one argument. */
   scriptConfig: InstallScriptConfig;
 }
@@ -34,6 +37,8 @@ export interface InstallScriptConfig {
   constraints: boolean;
   max_file_bytes: number;
   memory_bytes: number;
+  /** The uv binary inside the sandbox (SANDBOX_UV); absent: pip. */
+  uv?: string;
 }
 
 /** /bin, /lib, ... as the host has them: a symlink into /usr stays a symlink, a real folder is bound read-only. */
@@ -85,6 +90,7 @@ export function installPlan(options: InstallPlanOptions): { command: string; arg
   args.push('--ro-bind', options.inputDir, SANDBOX_INPUT_DIR);
   args.push('--ro-bind', options.proxyDir, SANDBOX_PROXY_DIR);
   args.push('--bind', options.envDir, options.envDir);
+  if (options.uv) args.push('--ro-bind', options.uv, SANDBOX_UV);
   const env: Record<string, string> = {
     PATH: '/usr/local/bin:/usr/bin:/bin',
     HOME: '/tmp',
@@ -145,36 +151,43 @@ def serve():
 
 threading.Thread(target=serve, daemon=True).start()
 
-def step(name, argv):
+def step(name, argv, env=None):
     print("crashprobe-install: " + name, file=sys.stderr, flush=True)
-    result = subprocess.run(argv, stdin=subprocess.DEVNULL)
+    result = subprocess.run(argv, stdin=subprocess.DEVNULL, env=env)
     if result.returncode != 0:
         print("crashprobe-install: %s failed with exit code %d" % (name, result.returncode), file=sys.stderr, flush=True)
         sys.exit(3)
 
 venv = cfg["venv"]
 vpython = os.path.join(venv, "bin", "python")
-try:
-    import pip
-    base_pip = tuple(int(x) for x in pip.__version__.split(".")[:2]) >= (22, 3)
-except Exception:
-    base_pip = False
 step("venv", [sys.executable, "-m", "venv", "--without-pip", venv])
-if base_pip:
-    pip_cmd = [sys.executable, "-m", "pip", "--python", vpython]
-else:
-    step("ensurepip", [vpython, "-m", "ensurepip", "--default-pip"])
-    pip_cmd = [vpython, "-m", "pip"]
-args = pip_cmd + ["install", "--no-cache-dir", "--no-input", "--disable-pip-version-check", "--progress-bar", "off",
-                  "--no-warn-script-location", "--index-url", cfg["index_url"], "--proxy", "http://127.0.0.1:%d" % port,
-                  "-r", "${SANDBOX_INPUT_DIR}/requirements.txt"]
-if cfg.get("trusted_host"):
-    args += ["--trusted-host", cfg["trusted_host"]]
+proxy_url = "http://127.0.0.1:%d" % port
+common = ["--index-url", cfg["index_url"], "-r", "${SANDBOX_INPUT_DIR}/requirements.txt"]
 if cfg["only_binary"]:
-    args += ["--only-binary", ":all:"]
+    common += ["--only-binary", ":all:"]
 if cfg["constraints"]:
-    args += ["-c", "${SANDBOX_INPUT_DIR}/constraints.txt"]
-step("pip install", args)
+    common += ["-c", "${SANDBOX_INPUT_DIR}/constraints.txt"]
+trusted = cfg.get("trusted_host")
+if cfg.get("uv"):
+    # uv takes its proxy from the environment; nothing of the App's uv configuration is read, and it never fetches an interpreter.
+    uv_env = dict(os.environ, HTTP_PROXY=proxy_url, HTTPS_PROXY=proxy_url, ALL_PROXY=proxy_url, UV_NO_CONFIG="1",
+                  UV_PYTHON_DOWNLOADS="never", UV_NO_PROGRESS="1", UV_CACHE_DIR="/tmp/uv-cache")
+    insecure = ["--allow-insecure-host", trusted] if trusted else []
+    step("uv pip install", [cfg["uv"], "pip", "install", "--python", vpython, "--no-cache"] + common + insecure, uv_env)
+else:
+    try:
+        import pip
+        base_pip = tuple(int(x) for x in pip.__version__.split(".")[:2]) >= (22, 3)
+    except Exception:
+        base_pip = False
+    if base_pip:
+        pip_cmd = [sys.executable, "-m", "pip", "--python", vpython]
+    else:
+        step("ensurepip", [vpython, "-m", "ensurepip", "--default-pip"])
+        pip_cmd = [vpython, "-m", "pip"]
+    pip_flags = ["install", "--no-cache-dir", "--no-input", "--disable-pip-version-check", "--progress-bar", "off",
+                 "--no-warn-script-location", "--proxy", proxy_url]
+    step("pip install", pip_cmd + pip_flags + common + (["--trusted-host", trusted] if trusted else []))
 # One start of the new interpreter, as the crash runs will start it (its .pth files run here, still contained).
 step("check", [vpython, "-c", "import sys, site; print(sys.prefix)"])
 print(json.dumps({"ok": True}))

@@ -8,7 +8,9 @@
 // The App only (app-provisioner.ts, when `harness.dependencies` is not off); the CLI and
 // the Action take the project's environment (--python, the `python` input) instead.
 //
-// PARTIAL (issue 11): pip only; uv is not used even where it is installed.
+// uv is used instead of pip when the App has it (ProvisionRequest.uv). PARTIAL (issue 11): uv
+// itself is not installable on the machine the tests run on, so its path is tested with a
+// stand-in executable (test/adapters/env/provision-uv.test.ts), not with real uv.
 import { existsSync, realpathSync } from 'node:fs';
 import { mkdir, mkdtemp, readlink, rm, symlink, unlink, writeFile, lstat, readdir } from 'node:fs/promises';
 import os from 'node:os';
@@ -19,7 +21,7 @@ import { probePython, type PythonInfo } from '../harness/sandbox.ts';
 import type { DependencySet } from './dependency-files.ts';
 import { cacheKey, envDir, evict, folderBytes, readMeta, touch, withLock, writeMeta } from './env-cache.ts';
 import { allowedHosts, startIndexProxy } from './index-proxy.ts';
-import { installPlan } from './install-sandbox.ts';
+import { installPlan, SANDBOX_UV } from './install-sandbox.ts';
 import type { EnvSettings } from './settings.ts';
 
 export interface ProvisionRequest {
@@ -31,6 +33,8 @@ export interface ProvisionRequest {
   /** A working bubblewrap: without one nothing is installed. */
   bwrap: string;
   allowSdist: boolean;
+  /** uv on the App's server: it installs instead of pip. */
+  uv?: string;
 }
 
 export type ProvisionResult =
@@ -48,6 +52,7 @@ export function provisionEnvironment(request: ProvisionRequest, settings: EnvSet
     constraints: request.deps.constraints,
     index: settings.indexUrl,
     sdist: request.allowSdist,
+    installer: request.uv ? 'uv' : 'pip',
   });
   const dir = envDir(settings.cacheDir, request.repo, key);
   const running = inFlight.get(dir);
@@ -113,6 +118,7 @@ async function install(dir: string, request: ProvisionRequest, settings: EnvSett
       inputDir,
       proxyDir: path.dirname(proxy.socketPath),
       tmpBytes: settings.tmpBytes,
+      uv: request.uv,
       scriptConfig: {
         venv: path.join(dir, 'venv'),
         index_url: settings.indexUrl,
@@ -121,6 +127,7 @@ async function install(dir: string, request: ProvisionRequest, settings: EnvSett
         constraints: request.deps.constraints.length > 0,
         max_file_bytes: settings.maxEnvBytes,
         memory_bytes: settings.memoryBytes,
+        ...(request.uv ? { uv: SANDBOX_UV } : {}),
       },
     });
     const child = execa(plan.command, plan.args, {
@@ -153,7 +160,7 @@ async function install(dir: string, request: ProvisionRequest, settings: EnvSett
         ? `the install took longer than ${Math.round(settings.timeoutMs / 1000)} s (CRASHPROBE_ENV_TIMEOUT_SECONDS)`
         : !String(result.all ?? '').includes('crashprobe-install:')
           ? `the install sandbox (bubblewrap) did not start (${String(result.all ?? '').trim().split('\n').slice(-2).join(' / ').slice(0, 300) || `exit code ${result.exitCode}`}). Fix: ${SANDBOX_FIX}`
-          : pipErrors(String(result.all ?? ''));
+          : installerErrors(String(result.all ?? ''), request.uv ? 'uv' : 'pip');
     const refused = proxy.refused.length ? ` The install tried to reach ${proxy.refused.join(', ')}, which is not the package index; refused.` : '';
     return { ok: false, reason: `${why}${refused}` };
   } finally {
@@ -162,12 +169,12 @@ async function install(dir: string, request: ProvisionRequest, settings: EnvSett
   }
 }
 
-/** pip's ERROR lines (what the maintainer needs), else the last lines of its output. */
-export function pipErrors(output: string): string {
+/** The installer's error lines (pip's `ERROR:`, uv's `error:` and `×`; what the maintainer needs), else the last lines of its output. */
+export function installerErrors(output: string, installer: 'pip' | 'uv' = 'pip'): string {
   const lines = output.split('\n').map((l) => l.trim()).filter(Boolean);
-  const errors = lines.filter((l) => /^ERROR:/.test(l));
+  const errors = lines.filter((l) => (installer === 'pip' ? /^ERROR:/ : /^(error:|×)/).test(l));
   const chosen = (errors.length ? errors : lines.slice(-4)).slice(0, 4).map((l) => l.slice(0, 300));
-  return chosen.length ? `pip: ${chosen.join(' ')}` : 'the install sandbox ended without output';
+  return chosen.length ? `${installer}: ${chosen.join(' ')}` : 'the install sandbox ended without output';
 }
 
 /**

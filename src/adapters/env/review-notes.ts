@@ -1,7 +1,7 @@
 // The dependency notes of a review (what was installed, what was not and why), added
 // after the review is rendered: they are known only once the crash harness ran.
 import { GITHUB_BODY_LIMIT, inertMarkdown } from '../../core/render/inert.ts';
-import type { Review } from '../../core/review/model.ts';
+import type { Review } from '../../core/model/review.ts';
 
 const MARKER = '<!-- crashprobe:summary -->';
 const MAX_NOTES = 12;

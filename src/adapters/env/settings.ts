@@ -18,6 +18,8 @@ export interface EnvSettings {
   tmpBytes: number;
   /** Address-space limit of the install's processes. */
   memoryBytes: number;
+  /** CRASHPROBE_ENV_INSTALLER: `auto` (uv when it is on the App's PATH, else pip), `pip` or `uv`. */
+  installer: 'auto' | 'pip' | 'uv';
 }
 
 export const DEFAULT_INDEX_URL = 'https://pypi.org/simple';
@@ -44,6 +46,8 @@ export function readEnvSettings(env: Readonly<Record<string, string | undefined>
   } catch {
     problems.push(`CRASHPROBE_PIP_INDEX_URL must be an http(s) URL of a PEP 503 simple index, not "${indexUrl}"`);
   }
+  const installer = env.CRASHPROBE_ENV_INSTALLER || 'auto';
+  if (installer !== 'auto' && installer !== 'pip' && installer !== 'uv') problems.push(`CRASHPROBE_ENV_INSTALLER must be auto, pip or uv, not "${installer}"`);
   return {
     settings: {
       cacheDir: path.resolve(env.CRASHPROBE_ENV_DIR || path.join(path.dirname(statePath), 'envs')),
@@ -54,6 +58,7 @@ export function readEnvSettings(env: Readonly<Record<string, string | undefined>
       budgetBytes: number('CRASHPROBE_ENV_BUDGET_MB', 10240, 16) * MB,
       tmpBytes: 512 * MB,
       memoryBytes: 4096 * MB,
+      installer: installer === 'pip' || installer === 'uv' ? installer : 'auto',
     },
     problems,
   };

@@ -40,7 +40,7 @@ beforeAll(async () => {
 afterAll(async () => index?.close());
 
 const envDirOf = (requirements: string[]) => {
-  const key = cacheKey({ python: [base.executable, base.version], mode: 'requirements', sources: deps(requirements).sources, requirements, constraints: [], index: settings.indexUrl, sdist: false });
+  const key = cacheKey({ python: [base.executable, base.version], mode: 'requirements', sources: deps(requirements).sources, requirements, constraints: [], index: settings.indexUrl, sdist: false, installer: 'pip' });
   return envDir(settings.cacheDir, 'acme/shop', key);
 };
 
