@@ -84,9 +84,11 @@ export interface Evicted {
 
 /**
  * Removes the least recently used environments until the finished ones fit in `budgetBytes`,
- * and unfinished builds older than `staleMs`. `keep` (the one in use) is never removed.
+ * and unfinished builds older than `staleMs`. `keep` (the one in use) is never removed, nor one
+ * taken up within the last `inUseMs`: another review may still be crash-testing with it (the
+ * budget is then exceeded for a while rather than an environment pulled from under a run).
  */
-export async function evict(cacheRoot: string, budgetBytes: number, keep: string, staleMs: number): Promise<Evicted[]> {
+export async function evict(cacheRoot: string, budgetBytes: number, keep: string, staleMs: number, inUseMs = 0): Promise<Evicted[]> {
   if (!existsSync(cacheRoot)) return [];
   const envs: { dir: string; bytes: number; used: number }[] = [];
   const removed: Evicted[] = [];
@@ -110,8 +112,10 @@ export async function evict(cacheRoot: string, budgetBytes: number, keep: string
   }
   const keepMeta = await readMeta(keep);
   let total = envs.reduce((n, e) => n + e.bytes, keepMeta?.bytes ?? 0);
+  const recent = Date.now() - inUseMs;
   for (const env of envs.sort((a, b) => a.used - b.used)) {
     if (total <= budgetBytes) break;
+    if (env.used > recent) continue;
     await rm(env.dir, { recursive: true, force: true });
     total -= env.bytes;
     removed.push({ dir: env.dir, bytes: env.bytes });

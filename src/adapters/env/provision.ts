@@ -43,6 +43,9 @@ export type ProvisionResult =
 
 const inFlight = new Map<string, Promise<ProvisionResult>>();
 
+/** An environment taken up this recently may still be under a review's crash runs (a job's time limit is about this long). */
+const IN_USE_MS = 30 * 60_000;
+
 export function provisionEnvironment(request: ProvisionRequest, settings: EnvSettings): Promise<ProvisionResult> {
   const key = cacheKey({
     python: [request.base.executable, request.base.version],
@@ -99,7 +102,7 @@ async function build(dir: string, key: string, request: ProvisionRequest, settin
       bytes,
       createdAt: new Date().toISOString(),
     });
-    const evicted = await evict(settings.cacheDir, settings.budgetBytes, dir, staleMs);
+    const evicted = await evict(settings.cacheDir, settings.budgetBytes, dir, staleMs, IN_USE_MS);
     return { ok: true as const, python, dir, key, built: true, seconds: (Date.now() - t0) / 1000, evicted: evicted.length };
   });
 }

@@ -48,6 +48,16 @@ describe('env cache', () => {
     expect(await evict(root, 1000, inUse, 60_000)).toEqual([]);
   });
 
+  it('keeps an environment another review took up recently, even over the budget', async () => {
+    const root = cacheRoot();
+    const idle = await finishedEnv(root, 'a/one', 'k1', 400, 3_600);
+    const busy = await finishedEnv(root, 'b/two', 'k2', 400, 60);
+    const built = await finishedEnv(root, 'a/one', 'k3', 400, 0);
+    const removed = await evict(root, 500, built, 60_000, 10 * 60_000);
+    expect(removed.map((r) => r.dir)).toEqual([idle]);
+    expect(existsSync(busy)).toBe(true);
+  });
+
   it('keeps an unfinished build that holds its lock', async () => {
     const root = cacheRoot();
     const building = envDir(root, 'a/one', 'busy');
