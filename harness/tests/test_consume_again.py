@@ -3,7 +3,7 @@ one row or file fewer than one run does; that is doing the work twice, not half 
 import unittest
 from collections import Counter
 
-from crashprobe.judge import Masks, _consumed_again, outcome
+from crashprobe.judge import Masks, outcome, rows_consumed_again
 from crashprobe.state import State, Table
 
 
@@ -45,9 +45,9 @@ class ConsumedAgain(unittest.TestCase):
 
     def test_the_count_is_zero_unless_every_missing_row_was_there_before(self):
         before, normal = Counter(["a", "b", "c"]), Counter(["b", "c"])
-        self.assertEqual(_consumed_again(Counter(["b"]), before, normal), 1)
-        self.assertEqual(_consumed_again(Counter(["b", "new"]), before, normal), 0)
-        self.assertEqual(_consumed_again(Counter(["b"]), before, before), 0)
+        self.assertEqual(rows_consumed_again(Counter(["b"]), before, normal), 1)
+        self.assertEqual(rows_consumed_again(Counter(["b", "new"]), before, normal), 0)
+        self.assertEqual(rows_consumed_again(Counter(["b"]), before, before), 0)
 
 
 if __name__ == "__main__":

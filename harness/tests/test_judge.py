@@ -2,7 +2,8 @@
 half-updates, and what a re-run makes of a crash. Run by `npm test` (test/harness/unittest.test.ts)."""
 import unittest
 
-from crashprobe.judge import NamePattern, calibrate, half_updated, name_tokens, outcome, shape
+from crashprobe.judge import (Effects, Masks, NamePattern, calibrate, compare_effects, half_updated, name_tokens,
+                              outcome, shape)
 from crashprobe.state import State, Table
 
 
@@ -63,6 +64,33 @@ class Judge(unittest.TestCase):
         masks = calibrate(State(files={"out.txt": b"done"}), State(files={"out.txt": b"done"}))
         verdict, _ = outcome(State(files={}), State(files={"out.txt": b"done"}), State(files={}), masks)
         self.assertEqual(verdict, "half-done")
+
+
+class FileEffects(unittest.TestCase):
+    """A re-run's file compared with the normal run's, from where both started."""
+    masks = Masks()
+
+    def effects(self, after: bytes, normal: bytes, before: bytes):
+        return compare_effects(State(files={"f": after}), State(files={"f": normal}), State(files={"f": before}),
+                               self.masks)
+
+    def test_a_counter_moved_twice_is_an_effect_done_again(self):
+        self.assertEqual(self.effects(b'{"n": 2}', b'{"n": 1}', b'{"n": 0}'),
+                         Effects(["file f: a number moved further than one run moves it"], []))
+
+    def test_a_log_written_twice_was_appended_to_again(self):
+        self.assertEqual(self.effects(b"a\nb\nb\n", b"a\nb\n", b"a\n"), Effects(["file f was appended to again"], []))
+
+    def test_other_content_is_missing_the_normal_runs(self):
+        self.assertEqual(self.effects(b"a\nx\n", b"a\nb\n", b"a\n"),
+                         Effects([], ["file f does not hold the normal run's content"]))
+
+    def test_a_balance_moved_twice_in_a_keyed_table_is_done_again(self):
+        more, less = compare_effects(State(dbs=accounts(0, 100)), State(dbs=accounts(50, 50)),
+                                     State(dbs=accounts(100, 0)), Masks())
+        self.assertCountEqual(more, ["accounts.balance of (1,) moved to 0, normal run: 50",
+                                     "accounts.balance of (2,) moved to 100, normal run: 50"])
+        self.assertEqual(less, [])
 
 
 class Names(unittest.TestCase):

@@ -14,4 +14,9 @@ it('passes the harness unittest suite', async () => {
   expect(result.exitCode, result.stderr).toBe(0);
   // unittest prints "Ran N tests" on stderr; an empty discovery would be a silent pass.
   expect(result.stderr).toMatch(/Ran [1-9]\d* tests/);
+  // The judge's own suites (issue 12): the oracle, the decision table, and the protocol's JSON edge.
+  // `-v` names each test "(module.Class)" before Python 3.11 and "(module.Class.test)" since.
+  for (const suite of ['test_judge', 'test_classify', 'test_protocol_json']) {
+    expect(result.stderr, `${suite} did not run`).toMatch(new RegExp(`\\(${suite}\\.\\w+(\\.\\w+)?\\) \\.\\.\\. ok`));
+  }
 }, 60_000);
