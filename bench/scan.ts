@@ -6,6 +6,7 @@
 // aim (issue 13). Then bandit on the same files when it is installed.
 // BENCH_SCAN_KEEP_TREES=1 adds the older scan that keeps every tree
 // (scanRepository), for before/after figures.
+import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -43,6 +44,11 @@ function seconds(since: number): number {
   return (performance.now() - since) / 1000;
 }
 
+function cpuSince(started: NodeJS.CpuUsage): number {
+  const used = process.cpuUsage(started);
+  return (used.user + used.system) / 1e6;
+}
+
 function rate(lines: number, elapsed: number): string {
   return `${Math.round(lines / elapsed).toLocaleString('en-US')} lines/s`;
 }
@@ -53,19 +59,25 @@ function met(ok: boolean): string {
 
 interface Run {
   seconds: number;
+  /** This process's CPU time (user + system, all its threads): what a loaded machine does not stretch. */
+  cpuSeconds: number;
   peakMib: number;
-  json: string;
-  result: ScanResult & Partial<Pick<SourceScanResult, 'reanalysed'>>;
+  /** sha256 of the scan's JSON: what the runs compare, without keeping a run's output alive while the next is measured. */
+  digest: string;
+  result?: ScanResult & Partial<Pick<SourceScanResult, 'reanalysed'>>;
 }
 
-async function measured(scan: () => Promise<Run['result']>): Promise<Run> {
+async function measured(scan: () => Promise<NonNullable<Run['result']>>): Promise<Run> {
   await yieldToEventLoop();
   peak.reset();
   const started = performance.now();
+  const cpuStarted = process.cpuUsage();
   const result = await scan();
   const elapsed = seconds(started);
+  const cpuSeconds = cpuSince(cpuStarted);
   const peakMib = peak.mib();
-  return { seconds: elapsed, peakMib, result, json: JSON.stringify(scanJson('.', result.files, false)) };
+  const digest = createHash('sha256').update(JSON.stringify(scanJson('.', result.files, false))).digest('hex');
+  return { seconds: elapsed, cpuSeconds, peakMib, result, digest };
 }
 
 export default async function bench(log: (line: string) => void): Promise<void> {
@@ -84,32 +96,38 @@ export default async function bench(log: (line: string) => void): Promise<void> 
   await yieldToEventLoop();
   peak.reset();
   let started = performance.now();
+  const bareCpuStarted = process.cpuUsage();
   let nodes = 0;
   for (const [i, source] of sources.entries()) {
     if (i % 8 === 0) await yieldToEventLoop();
     nodes += parsePython(decodePythonSource(source.bytes, [])).rootNode.descendantCount;
   }
   const bare = seconds(started);
+  const bareCpu = cpuSince(bareCpuStarted);
   const barePeak = peak.mib();
-  log(`bare tree-sitter parse: ${bare.toFixed(2)} s, ${rate(totalLines, bare)} (${nodes.toLocaleString('en-US')} nodes), peak rss ${barePeak} MiB`);
+  log(`bare tree-sitter parse: ${bare.toFixed(2)} s, ${rate(totalLines, bare)} (${nodes.toLocaleString('en-US')} nodes), ${bareCpu.toFixed(2)} s CPU, peak rss ${barePeak} MiB`);
 
   const one = await measured(() => scanSources(sources, undefined, { exclude: [] }));
-  const reports = one.result.files.flatMap((file) => file.reports);
-  const exact = one.result.index.edges.filter((edge) => edge.resolution === 'exact').length;
-  const reanalysed = one.result.reanalysed?.length ?? 0;
+  const reports = one.result!.files.flatMap((file) => file.reports);
+  const edges = one.result!.index.edges;
+  const exact = edges.filter((edge) => edge.resolution === 'exact').length;
+  const reanalysed = one.result!.reanalysed?.length ?? 0;
+  // Let the 1-core result go, so the next runs' peaks are their own.
+  delete one.result;
   log(`scan, 1 core: ${one.seconds.toFixed(2)} s, ${rate(totalLines, one.seconds)}: ${reports.length.toLocaleString('en-US')} functions, ${reports.filter((r) => r.writes).length} writing, ${reports.reduce((n, r) => n + r.findings.length, 0)} findings; ${reanalysed} files analysed twice (helpers in other files)`);
-  log(`  call graph: ${one.result.index.edges.length.toLocaleString('en-US')} calls, ${exact.toLocaleString('en-US')} resolved exactly`);
-  log(`  scan 1 core / bare parse: ${(one.seconds / bare).toFixed(2)}x (aim: within ${AIM_RATIO_ONE_CORE}x: ${met(one.seconds / bare <= AIM_RATIO_ONE_CORE)})`);
+  log(`  call graph: ${edges.length.toLocaleString('en-US')} calls, ${exact.toLocaleString('en-US')} resolved exactly`);
+  log(`  scan 1 core / bare parse: ${(one.seconds / bare).toFixed(2)}x wall (aim: within ${AIM_RATIO_ONE_CORE}x: ${met(one.seconds / bare <= AIM_RATIO_ONE_CORE)}); ` +
+    `${(one.cpuSeconds / bareCpu).toFixed(2)}x in CPU time (${one.cpuSeconds.toFixed(2)} s against ${bareCpu.toFixed(2)} s: the ratio to trust when other work loads the machine)`);
   log(`  peak rss: ${one.peakMib} MiB (aim: under ${AIM_PEAK_MIB} MiB: ${met(one.peakMib < AIM_PEAK_MIB)})`);
 
   const two = await measured(() => scanSources(sources, undefined, { exclude: [], scanner: workerPool(2) }));
-  log(`scan, 2 worker threads: ${two.seconds.toFixed(2)} s wall, ${rate(totalLines, two.seconds)}; output ${two.json === one.json ? 'identical to' : 'DIFFERS from'} the 1-core scan`);
+  log(`scan, 2 worker threads: ${two.seconds.toFixed(2)} s wall, ${rate(totalLines, two.seconds)}; output ${two.digest === one.digest ? 'identical to' : 'DIFFERS from'} the 1-core scan`);
   log(`  wall time vs 1 core: ${(two.seconds / one.seconds).toFixed(2)}x (aim: under 1x: ${met(two.seconds < one.seconds)}); vs bare parse: ${(two.seconds / bare).toFixed(2)}x`);
   log(`  peak rss: ${two.peakMib} MiB (aim: under ${AIM_PEAK_MIB} MiB: ${met(two.peakMib < AIM_PEAK_MIB)})`);
 
   if (process.env.BENCH_SCAN_KEEP_TREES === '1') {
     const kept = await measured(async () => scanRepository(sources.map((source) => parseModule(source.path, source.bytes)), undefined, { exclude: [] }));
-    log(`older scan, every tree kept (scanRepository): ${kept.seconds.toFixed(2)} s, ${(kept.seconds / bare).toFixed(2)}x the bare parse, peak rss ${kept.peakMib} MiB; output ${kept.json === one.json ? 'identical' : 'DIFFERS'}`);
+    log(`older scan, every tree kept (scanRepository): ${kept.seconds.toFixed(2)} s, ${(kept.seconds / bare).toFixed(2)}x the bare parse, peak rss ${kept.peakMib} MiB; output ${kept.digest === one.digest ? 'identical' : 'DIFFERS'}`);
   }
 
   await benchBandit(root, totalLines, one.seconds, log);

@@ -5,6 +5,7 @@ import type { EffectKind, PyModule, SqlInfo, SqlKind, SyntaxNode } from './model
 import type { CallParts } from './body-walk.ts';
 import { resolveSql } from './sql.ts';
 import { localAssignmentBefore, resolveString } from './string-value.ts';
+import { rewindsThenWrites } from './rewind-write.ts';
 
 export interface CallEffect {
   kind: EffectKind;
@@ -48,12 +49,17 @@ const EFFECT_NAMES = new Set([
   ...SEND_METHODS, ...HTTP_WRITE_METHODS,
 ]);
 
+/** The effect kind of a database call running this SQL. */
+export function dbKindOf(sql: SqlInfo): EffectKind {
+  return DB_KIND_BY_SQL[sql.kind];
+}
+
 export function mayHaveEffect(callee: string): boolean {
   const name = /(\w+)\s*$/.exec(callee)?.[1];
   return name !== undefined && EFFECT_NAMES.has(name);
 }
 
-export function callEffect(call: CallParts, module: PyModule): CallEffect | undefined {
+export function callEffect(call: CallParts, module: PyModule, node?: SyntaxNode): CallEffect | undefined {
   const { method, positional, keywords, receiver } = call;
   const hasReceiver = receiver !== undefined;
 
@@ -67,6 +73,8 @@ export function callEffect(call: CallParts, module: PyModule): CallEffect | unde
   if (hasReceiver && method === 'commit' && positional.length === 0) return { kind: 'db-commit' };
   if (hasReceiver && method === 'rollback' && positional.length === 0) return { kind: 'db-rollback' };
 
+  // The whole file rewritten through a handle opened elsewhere (tinydb's JSONStorage.write).
+  if (node && rewindsThenWrites(call, node)) return { kind: 'file-write' };
   return fileEffect(call, module) ?? sendEffect(call, module);
 }
 

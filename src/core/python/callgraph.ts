@@ -187,8 +187,12 @@ export function buildRepoIndex(inputs: readonly (PyModule | ModuleSummary)[]): R
     }
   }
   for (const summary of index.summaries.values()) {
+    // One `from` per calling function, shared by its edges: a large repository has hundreds of thousands of calls.
+    const fromOf = new Map<string, FunctionRef>();
     for (const call of summary.calls) {
-      index.edges.push({ from: { path: summary.path, qualname: call.caller }, callee: call.callee, range: call.range, ...resolveRawCall(index, summary, call) });
+      let from = fromOf.get(call.caller);
+      if (!from) fromOf.set(call.caller, (from = { path: summary.path, qualname: call.caller }));
+      index.edges.push({ from, callee: call.callee, range: call.range, ...resolveRawCall(index, summary, call) });
     }
   }
   return index;

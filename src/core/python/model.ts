@@ -91,6 +91,9 @@ export interface TxStyleResult {
 
 export type Severity = 'error' | 'warning' | 'info';
 
+/** How much a severity weighs when findings are ranked (worst first): one scale for the whole review. */
+export const SEVERITY_RANK: Readonly<Record<Severity, number>> = { error: 3, warning: 2, info: 1 };
+
 export interface Finding {
   /** Stable id: rule id + path + qualname + normalized code hash (not the line number). */
   id: string;

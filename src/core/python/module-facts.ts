@@ -1,10 +1,11 @@
-// One pass over a module's tree, with a TreeCursor, collecting what the
-// analyses ask about, per function: its own calls (with how many loops
-// enclose them), its assignments to connection modes, its `with` items.
-// The node binding makes every materialized node costly, so the walk only
-// materializes those nodes; effects, transaction style and the call graph
-// all read these facts instead of walking the tree again.
-import type Parser from 'tree-sitter';
+// One query over a module's tree collecting what the analyses ask about, per
+// function: its own calls (with how many loops enclose them), its
+// assignments to connection modes, its `with` items. The node binding makes
+// every materialized node and every native call costly, so only those nodes
+// are materialized; effects, transaction style and the call graph all read
+// these facts instead of walking the tree again.
+import Parser from 'tree-sitter';
+import Python from 'tree-sitter-python';
 import type { PyModule, SourceRange, SyntaxNode } from './model.ts';
 import { memoizePer } from './memo.ts';
 
@@ -35,18 +36,15 @@ export interface ModuleFacts {
 
 export const MODULE_SCOPE = -1;
 
-const LOOPS = new Set(['for_statement', 'while_statement', 'list_comprehension', 'set_comprehension', 'dictionary_comprehension', 'generator_expression']);
 const MODE_ATTRIBUTE = /\.\s*(isolation_level|autocommit)\s*[^=]*=/;
+const MODE_WORD = /isolation_level|autocommit/;
 
 const calleeTexts = new WeakMap<SyntaxNode, string>();
 
-function callFact(cursor: Parser.TreeCursor, loopDepth: number): CallFact {
-  const node = cursor.currentNode;
-  const start = cursor.startPosition;
-  const end = cursor.endPosition;
-  cursor.gotoFirstChild();
-  const callee = cursor.nodeText;
-  cursor.gotoParent();
+function callFact(node: SyntaxNode, loopDepth: number): CallFact {
+  const start = node.startPosition;
+  const end = node.endPosition;
+  const callee = node.firstChild?.text ?? '';
   calleeTexts.set(node, callee);
   return { node, callee, loopDepth, range: { startLine: start.row + 1, startColumn: start.column, endLine: end.row + 1, endColumn: end.column } };
 }
@@ -65,66 +63,92 @@ export function scopeFacts(module: PyModule, fnNode: SyntaxNode | undefined): Sc
 
 const EMPTY: ScopeFacts = { calls: [], lambdaCalls: [], modeAssignments: [], withItems: [] };
 
-interface Frame {
-  scope: ScopeFacts;
-  inLambda: boolean;
-  /** Loops around the node itself. */
-  loopDepth: number;
-  type: string;
+
+// What the facts need, found natively by one query: the node binding charges a native call for every
+// step of a walk in JS (a cursor's type, field, moves), several per node of the tree, while a query
+// hands over only these nodes. The captures come in document order, outer before inner.
+const FACTS_QUERY = `
+(function_definition) @fn
+(lambda) @lambda
+(for_statement body: (_) @repeat)
+(while_statement condition: (_) @repeat)
+(while_statement body: (_) @repeat)
+[(list_comprehension) (set_comprehension) (dictionary_comprehension) (generator_expression)] @repeat
+(call) @call
+[(import_statement) (import_from_statement)] @import
+(with_item) @with
+`;
+const MODE_QUERY = `[(assignment) (augmented_assignment)] @assignment`;
+
+let queries: { facts: Parser.Query; modes: Parser.Query } | undefined;
+
+function factQueries(): { facts: Parser.Query; modes: Parser.Query } {
+  queries ??= { facts: new Parser.Query(Python as Parser.Language, FACTS_QUERY), modes: new Parser.Query(Python as Parser.Language, MODE_QUERY) };
+  return queries;
 }
 
-/** Whether a child of a loop node runs once per iteration: a for loop's body, a while loop's test and body, all of a comprehension. */
-function repeats(parentType: string, field: string | null): boolean {
-  if (parentType === 'for_statement') return field === 'body';
-  if (parentType === 'while_statement') return field !== 'alternative';
-  return LOOPS.has(parentType);
+/** What code at a point of the module belongs to: the innermost function's facts, inside a lambda or not, how many loops repeat it. */
+interface State {
+  scope: ScopeFacts;
+  inLambda: boolean;
+  loopDepth: number;
 }
+
+/** A node that changes the state of the code within it (a function, a lambda, a repeated part of a loop). */
+interface Region {
+  start: number;
+  end: number;
+  state: State;
+}
+
+/** Capture kinds that open a region sort before the facts they hold when both cover the same text. */
+const OPENS_REGION = new Set(['fn', 'lambda', 'repeat']);
 
 function collect(module: PyModule): ModuleFacts {
   const scopes = new Map<number, ScopeFacts>();
   const moduleScope: ScopeFacts = { calls: [], lambdaCalls: [], modeAssignments: [], withItems: [] };
   scopes.set(MODULE_SCOPE, moduleScope);
   const imports: SyntaxNode[] = [];
-  const cursor = module.tree.walk();
-  // The frames of the current node's ancestors: the scope their code belongs to and the loops around them.
-  const frames: Frame[] = [{ scope: moduleScope, inLambda: false, loopDepth: 0, type: '' }];
-  for (;;) {
-    const parent = frames[frames.length - 1]!;
-    const type = cursor.nodeType;
-    let scope = parent.scope;
-    let inLambda = parent.inLambda;
-    let loopDepth = parent.loopDepth + (LOOPS.has(parent.type) && repeats(parent.type, cursor.currentFieldName) ? 1 : 0);
-    if (type === 'function_definition') {
-      scope = { calls: [], lambdaCalls: [], modeAssignments: [], withItems: [] };
-      scopes.set(cursor.currentNode.id, scope);
-      loopDepth = 0;
-      inLambda = false;
-    } else if (type === 'lambda') {
-      // A lambda's body runs when it is called, not where it is written.
-      inLambda = true;
-    } else if (type === 'call') {
-      (inLambda ? scope.lambdaCalls : scope.calls).push(callFact(cursor, loopDepth));
-    } else if (type === 'import_statement' || type === 'import_from_statement') {
-      imports.push(cursor.currentNode);
-    } else if (!inLambda) {
-      if (type === 'with_item') scope.withItems.push(cursor.currentNode);
-      else if ((type === 'assignment' || type === 'augmented_assignment') && MODE_ATTRIBUTE.test(cursor.nodeText)) {
-        scope.modeAssignments.push(cursor.currentNode);
-      }
-    }
-    if (cursor.gotoFirstChild()) {
-      frames.push({ scope, inLambda, loopDepth, type });
-      continue;
-    }
-    let done = false;
-    while (!cursor.gotoNextSibling()) {
-      if (!cursor.gotoParent()) {
-        done = true;
+  const { facts, modes } = factQueries();
+  const root = module.tree.rootNode;
+  const found = facts.captures(root);
+  // An assignment's text is read only where it could name a mode: most modules never do.
+  if (MODE_WORD.test(module.source)) found.push(...modes.captures(root));
+  const captures = found.map(({ name, node }) => ({ name, node, start: node.startIndex, end: node.endIndex }));
+  // Document order, an enclosing node before the nodes within it (a while loop's test can be the call itself).
+  captures.sort((a, b) => a.start - b.start || b.end - a.end || Number(OPENS_REGION.has(b.name)) - Number(OPENS_REGION.has(a.name)));
+  const regions: Region[] = [];
+  const moduleState: State = { scope: moduleScope, inLambda: false, loopDepth: 0 };
+  for (const { name, node, start, end } of captures) {
+    while (regions.length > 0 && !(regions[regions.length - 1]!.start <= start && end <= regions[regions.length - 1]!.end)) regions.pop();
+    const state = regions.length > 0 ? regions[regions.length - 1]!.state : moduleState;
+    switch (name) {
+      case 'fn': {
+        const scope: ScopeFacts = { calls: [], lambdaCalls: [], modeAssignments: [], withItems: [] };
+        scopes.set(node.id, scope);
+        regions.push({ start, end, state: { scope, inLambda: false, loopDepth: 0 } });
         break;
       }
-      frames.pop();
+      case 'lambda':
+        // A lambda's body runs when it is called, not where it is written.
+        regions.push({ start, end, state: { ...state, inLambda: true } });
+        break;
+      case 'repeat':
+        regions.push({ start, end, state: { ...state, loopDepth: state.loopDepth + 1 } });
+        break;
+      case 'call':
+        (state.inLambda ? state.scope.lambdaCalls : state.scope.calls).push(callFact(node, state.loopDepth));
+        break;
+      case 'import':
+        imports.push(node);
+        break;
+      case 'with':
+        if (!state.inLambda) state.scope.withItems.push(node);
+        break;
+      case 'assignment':
+        if (!state.inLambda && MODE_ATTRIBUTE.test(node.text)) state.scope.modeAssignments.push(node);
+        break;
     }
-    if (done) break;
   }
   return { scopes, imports };
 }

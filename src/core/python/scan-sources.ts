@@ -49,6 +49,7 @@ export interface SourceScanOptions extends ScanOptions {
   scanner?: FileScanner;
 }
 
+/** Its index's summaries carry no `calls`: the index's edges hold them. */
 export interface SourceScanResult extends ScanResult {
   /** Files analysed a second time, with the trees of the helpers they reach in other files. */
   reanalysed: string[];
@@ -63,13 +64,18 @@ export async function scanSources(given: readonly SourceFile[], diff?: string, o
   const analyse = (path: string): AnalyseWhat => (changes === undefined ? !excluded(path) : changeByPath.get(path) ?? false);
   const requests = sources.map((source) => ({ ...source, analyse: analyse(source.path) }));
   const paths = sources.map((source) => source.path);
-  const scans = await (options.scanner ?? inThisThread).scanAll(requests, paths);
-  const index = buildRepoIndex(scans.map((scan) => scan.summary));
+  const scans: (FileScan | undefined)[] = await (options.scanner ?? inThisThread).scanAll(requests, paths);
+  const index = buildRepoIndex(scans.map((scan) => scan!.summary));
+  // The edges now hold every call; the summaries' own lists would double the index's memory.
+  for (const summary of index.summaries.values()) summary.calls = [];
   const trees = new TreeMemory();
-  const repo: Repository = { index, helperModules: new HelperModules(sources, trees), effectful: new Map(scans.map((scan) => [scan.summary.path, new Set(scan.effectful)])), edgesByKey: edgesByKey(index) };
+  const repo: Repository = { index, helperModules: new HelperModules(sources, trees), effectful: new Map(scans.map((scan) => [scan!.summary.path, new Set(scan!.effectful)])), edges: new EdgesByKey(index) };
   const byPath = new Map<string, ScannedFile>();
   const reanalysed: string[] = [];
-  for (const [i, scan] of scans.entries()) {
+  for (let i = 0; i < scans.length; i++) {
+    const scan = scans[i]!;
+    // Each scan is read once: its cross-file calls can go as the loop passes (the index holds its summary).
+    scans[i] = undefined;
     if (!scan.file) continue;
     const again = reanalysedIfNeeded(scan, requests[i]!, repo);
     byPath.set(sources[i]!.path, again ?? scan.file);
@@ -110,12 +116,12 @@ interface Repository {
   helperModules: HelperModules;
   /** path → qualnames of its effectful functions. */
   effectful: Map<string, Set<string>>;
-  edgesByKey: Map<string, Map<string, CallEdge>>;
+  edges: EdgesByKey;
 }
 
 /** The files whose trees a re-analysis needs and the functions to analyse again, or undefined when the first analysis stands. */
 function reachedHelpers(repo: Repository, path: string, calls: readonly CrossFileCall[]): { paths: Set<string>; callers: Set<string> } | undefined {
-  const edges = repo.edgesByKey.get(path);
+  const edges = repo.edges.of(path);
   const callers = new Set<string>();
   const paths = new Set<string>();
   const exactly = calls.flatMap((call) => {
@@ -132,14 +138,24 @@ function reachedHelpers(repo: Repository, path: string, calls: readonly CrossFil
   return callers.size > 0 ? { paths, callers } : undefined;
 }
 
-function edgesByKey(index: RepoIndex): Map<string, Map<string, CallEdge>> {
-  const byPath = new Map<string, Map<string, CallEdge>>();
-  for (const edge of index.edges) {
-    let edges = byPath.get(edge.from.path);
-    if (!edges) byPath.set(edge.from.path, (edges = new Map()));
-    edges.set(callKey(edge.from.qualname, edge.callee, edge.range), edge);
+/**
+ * A file's call-graph edges by callKey, built when a re-analysis first asks for that file and not kept:
+ * keys for every call of a large repository (hundreds of thousands) would be a large part of the scan's memory.
+ */
+class EdgesByKey {
+  private readonly byPath = new Map<string, CallEdge[]>();
+
+  constructor(index: RepoIndex) {
+    for (const edge of index.edges) {
+      const edges = this.byPath.get(edge.from.path);
+      if (edges) edges.push(edge);
+      else this.byPath.set(edge.from.path, [edge]);
+    }
   }
-  return byPath;
+
+  of(path: string): Map<string, CallEdge> {
+    return new Map((this.byPath.get(path) ?? []).map((edge) => [callKey(edge.from.qualname, edge.callee, edge.range), edge]));
+  }
 }
 
 /**

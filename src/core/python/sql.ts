@@ -9,6 +9,8 @@ const KIND_BY_KEYWORD: Record<string, SqlKind> = {
   create: 'ddl', alter: 'ddl', drop: 'ddl', reindex: 'ddl', vacuum: 'ddl', analyze: 'ddl', attach: 'ddl', detach: 'ddl',
   begin: 'begin', savepoint: 'savepoint', release: 'release',
   commit: 'commit', end: 'commit', rollback: 'rollback',
+  // PostgreSQL / MySQL session commands: they set up the connection and change no data, like a PRAGMA that sets.
+  listen: 'pragma', unlisten: 'pragma', set: 'pragma', reset: 'pragma', discard: 'pragma', show: 'read',
 };
 
 /** PRAGMAs whose parenthesised argument names what to read, not a value to set. */

@@ -4,6 +4,9 @@
 // before use, and module-level constants.
 import type { PyModule, SyntaxNode } from './model.ts';
 import { memoizePer } from './memo.ts';
+import { localAssignmentBefore } from './local-assignments.ts';
+
+export { localAssignmentBefore };
 
 export type StringSource = 'literal' | 'fstring' | 'concat' | 'format' | 'constant';
 
@@ -153,27 +156,6 @@ function initAttribute(body: SyntaxNode, name: string): SyntaxNode | undefined {
   }
   // Assigned once in __init__ only: one value, known before any method runs.
   return found.length === 1 ? found[0] : undefined;
-}
-
-/** The value last assigned to the identifier `use` earlier in its function, if any. */
-export function localAssignmentBefore(use: SyntaxNode): SyntaxNode | undefined {
-  let fn: SyntaxNode | null = use.parent;
-  while (fn && fn.type !== 'function_definition') fn = fn.parent;
-  if (!fn) return undefined;
-  let found: SyntaxNode | undefined;
-  const visit = (node: SyntaxNode): void => {
-    if (node.startIndex >= use.startIndex) return;
-    if (node.type === 'function_definition' && node !== fn) return;
-    if (node.type === 'assignment') {
-      const left = node.childForFieldName('left');
-      const right = node.childForFieldName('right');
-      if (left?.type === 'identifier' && left.text === use.text && right && right.endIndex <= use.startIndex) found = right;
-    }
-    for (const child of node.namedChildren) visit(child);
-  };
-  const body = fn.childForFieldName('body');
-  if (body) visit(body);
-  return found;
 }
 
 /** One string node: prefix, content with escapes decoded, f-string fields kept as `{expr}`. */

@@ -9,6 +9,7 @@ import { resolveSameModuleHelper, type HelperResolver } from './effects.ts';
 import { localAssignmentBefore, moduleConstants, resolveString, resolveStringAlternatives } from './string-value.ts';
 import { splitSqlStatements, statementKind } from './sql.ts';
 import { lineOf } from './source-range.ts';
+import { executeAliasParts, mayBeExecuteAlias } from './execute-alias.ts';
 import { memoizePer } from './memo.ts';
 
 export type TxPattern =
@@ -83,8 +84,10 @@ export function directPatterns(fn: PyFunction, module: PyModule): readonly TxEvi
   const facts = scopeFacts(module, fn.node);
   const found: { pattern: TxPattern; node: SyntaxNode }[] = [];
   for (const { node, callee } of facts.calls) {
-    if (!PATTERN_CALLEE.test(callee)) continue;
-    for (const pattern of callPattern(callParts(node), module)) found.push({ pattern, node });
+    // `sql = self._sql; sql('BEGIN IMMEDIATE')`: an alias of execute opens a transaction as execute does.
+    const parts = PATTERN_CALLEE.test(callee) ? callParts(node) : mayBeExecuteAlias(callee, module) ? executeAliasParts(node, module) : undefined;
+    if (!parts) continue;
+    for (const pattern of callPattern(parts, module)) found.push({ pattern, node });
   }
   for (const node of facts.modeAssignments) {
     const attribute = modeAttribute(node.childForFieldName('left'));

@@ -31,6 +31,10 @@ describe('classifySql', () => {
     ['PRAGMA foreign_keys', 'read', []],
     ['PRAGMA table_info(orders)', 'read', []],
     ['  -- a comment\n  /* and this */ SELECT 1', 'read', []],
+    ['listen "huey_queue"', 'pragma', []],
+    ['UNLISTEN *', 'pragma', []],
+    ["SET search_path TO app", 'pragma', []],
+    ['SHOW server_version', 'read', []],
     ['{verb} INTO t VALUES (1)', 'unknown', []],
     ['', 'unknown', []],
   ];

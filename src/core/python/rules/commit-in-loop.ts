@@ -30,9 +30,13 @@ export const commitInLoop = defineRule({
         for (const commit of facts.commits.filter((effect) => effect.sql === undefined || effect.sql.kind === 'commit')) {
           const loop = enclosingLoop(commit.node, fnNode);
           if (!loop || leavesLoopAfter(commit.node, loop)) continue;
+          if (nestedManagerBlock(commit, loop, facts.opens)) continue;
           const body = loopBody(loop);
           const writesInLoop = writes.filter((write) => within(body, write));
           if (!writesInLoop.some(knownWrite)) continue;
+          // Only DELETEs (diskcache's cull/clear/expire, in batches): a crash keeps the rows already gone and a
+          // re-run deletes what is left; nothing half done, nothing repeated.
+          if (writesInLoop.some(knownWrite) && writesInLoop.every(deletesOnly)) continue;
           const resumable = rerunSkipsFinishedItems(loop, writesInLoop, context.effects);
           context.report({ node: commit.node, messageId: resumable ? 'commitPerItemResumable' : 'commitInLoop' });
         }
@@ -40,6 +44,36 @@ export const commitInLoop = defineRule({
     };
   },
 });
+
+/** A DELETE, or unresolved SQL whose rows are fetched (`sql(select, args).fetchall()`): a query, not a write. */
+function deletesOnly(write: Effect): boolean {
+  if (write.sql?.kind === 'unknown') return FETCHES.has(write.node.parent?.type === 'attribute' ? write.node.parent.childForFieldName('attribute')?.text ?? '' : '');
+  return write.sql?.kind === 'write' && /^\s*delete\b/i.test(write.sql.text ?? '');
+}
+
+const FETCHES = new Set(['fetchall', 'fetchone', 'fetchmany']);
+
+/**
+ * `with db.atomic():` around the loop and `atomic()` again per item (sqlite-utils' `_convert_multi`
+ * calling `update()`): a transaction manager entered while its outer block is open makes a savepoint,
+ * and the item's "commit" only releases it; the outer block still holds the loop together.
+ */
+function nestedManagerBlock(commit: Effect, loop: SyntaxNode, opens: readonly Effect[]): boolean {
+  if (commit.sql !== undefined || !MANAGER_CALL.test(commit.call)) return false;
+  return opens.some((open) => {
+    if (open.sql !== undefined || !MANAGER_CALL.test(open.call) || open.node.startIndex >= loop.startIndex) return false;
+    const block = enclosingWith(open.node);
+    return block !== undefined && contains(block, loop);
+  });
+}
+
+const MANAGER_CALL = /\.(atomic|transaction)$/;
+
+function enclosingWith(node: SyntaxNode): SyntaxNode | undefined {
+  let at = node.parent;
+  while (at && at.type !== 'with_statement') at = at.parent;
+  return at ?? undefined;
+}
 
 function loopBody(loop: SyntaxNode): SyntaxNode {
   return loop.childForFieldName('body') ?? loop;

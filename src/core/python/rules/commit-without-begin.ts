@@ -31,7 +31,7 @@ export const commitWithoutBegin = defineRule({
           context.report({
             node: commit.node,
             messageId: autocommit ? 'commitInAutocommit' : 'commitWithoutBegin',
-            data: { writes: describeWrites(committed), defaultMode: driverOf(context.module).defaultMode },
+            data: { writes: describeWrites(committed), defaultMode: driverOf(context.module, context.fn).defaultMode },
           });
           return;
         }

@@ -1,6 +1,7 @@
 import { driverOf, knownWrite, pendingWritesBefore, rerunSafeDdl, transactionFacts } from './facts.ts';
 import { defineRule } from './rule.ts';
 import { mutuallyExclusive } from './syntax.ts';
+import type { SyntaxNode } from '../model.ts';
 
 export const ddlOutsideTransaction = defineRule({
   meta: {
@@ -20,7 +21,7 @@ export const ddlOutsideTransaction = defineRule({
     const fnNode = context.fn.node;
     return {
       'function:exit'() {
-        const driver = driverOf(context.module);
+        const driver = driverOf(context.module, context.fn);
         // PostgreSQL's DDL is transactional and psycopg's implicit transaction holds it with the writes.
         if (driver.kind === 'psycopg') return;
         const facts = transactionFacts(context);
@@ -29,6 +30,8 @@ export const ddlOutsideTransaction = defineRule({
           (effect) =>
             // IF [NOT] EXISTS and TEMP objects: a re-run after a crash simply goes on.
             !rerunSafeDdl(effect.sql?.text ?? '') &&
+            // `if name not in columns: add_column(name)`: the same guard, written in Python.
+            !guardedByMissingCheck(effect.node, fnNode) &&
             !facts.opens.some((open) => open.node.startIndex <= effect.node.startIndex) &&
             // After an uncommitted INSERT/UPDATE/DELETE the default mode's implicit transaction holds the DDL too.
             !pendingWritesBefore(context, effects.indexOf(effect)).some((write) => write.kind === 'db-write'),
@@ -51,4 +54,23 @@ export const ddlOutsideTransaction = defineRule({
 function statementHead(sql: string): string {
   const words = sql.trim().split('(')[0]!.trim().split(/\s+/).slice(0, 3);
   return words.map((word, index) => (index < 2 ? word.toUpperCase() : word)).join(' ');
+}
+
+/**
+ * The schema change runs only under `if x not in y:` where `x` names an argument of the call
+ * (sqlite-utils: `if col_name.lower() not in current_columns: self.add_column(col_name, ...)`):
+ * a re-run after a crash finds the column and skips it, as `IF NOT EXISTS` would.
+ */
+function guardedByMissingCheck(call: SyntaxNode, fnNode: SyntaxNode): boolean {
+  const argumentNames = new Set((call.childForFieldName('arguments')?.namedChildren ?? []).filter((a) => a.type === 'identifier').map((a) => a.text));
+  if (argumentNames.size === 0) return false;
+  for (let at = call.parent; at && at.id !== fnNode.id; at = at.parent) {
+    if (at.type !== 'block' || at.parent?.type !== 'if_statement' || at.parent.childForFieldName('consequence')?.id !== at.id) continue;
+    const condition = at.parent.childForFieldName('condition');
+    if (condition?.type !== 'comparison_operator' || !condition.children.some((c) => c.type === 'not in')) continue;
+    const tested = condition.namedChildren[0];
+    const names = tested ? [tested, ...tested.descendantsOfType('identifier')].filter((n) => n.type === 'identifier').map((n) => n.text) : [];
+    if (names.some((name) => argumentNames.has(name))) return true;
+  }
+  return false;
 }

@@ -2,7 +2,7 @@
 // which open, commit or roll back a transaction, whether the function puts
 // its connection into autocommit itself, and whether two writes can both run.
 // Computed once per function and shared by the rules.
-import type { Effect, PyModule, SyntaxNode, TxStyleResult } from '../model.ts';
+import type { Effect, PyFunction, PyModule, SyntaxNode, TxStyleResult } from '../model.ts';
 import type { RuleContext } from './rule.ts';
 import { splitSqlStatements, statementKind } from '../sql.ts';
 import { callParts } from '../body-walk.ts';
@@ -246,7 +246,44 @@ const driverCache = new WeakMap<PyModule, Driver>();
  * psycopg and PEP 249 drivers open a transaction before the first statement of any kind unless autocommit
  * is on, so the sqlite3-only claims (no transaction before DDL, `with conn:` never begins) are not theirs.
  */
-export function driverOf(module: PyModule): Driver {
+export function driverOf(module: PyModule, fn?: PyFunction): Driver {
+  const ofClass = fn?.className !== undefined ? classDriver(module, fn) : undefined;
+  return ofClass ?? moduleDriver(module);
+}
+
+const classDrivers = new WeakMap<PyModule, Map<number, Driver | null>>();
+
+/**
+ * The driver a method's class names, when the module holds several (huey's storage.py: SqliteStorage beside
+ * PostgresStorage, which calls psycopg.connect): a class that names psycopg or another DB-API driver and not
+ * sqlite3 speaks for its methods.
+ */
+function classDriver(module: PyModule, fn: PyFunction): Driver | undefined {
+  let cls = fn.node.parent;
+  while (cls && cls.type !== 'class_definition') cls = cls.parent;
+  if (!cls) return undefined;
+  let known = classDrivers.get(module);
+  if (!known) classDrivers.set(module, (known = new Map()));
+  let driver = known.get(cls.id);
+  if (driver === undefined) {
+    const names = new Set([...cls.text.matchAll(/\b([A-Za-z_]\w*)\s*\.\s*connect\s*\(/g)].map((m) => m[1]!));
+    const psycopg = [...names].find((n) => PSYCOPG.test(n));
+    const other = [...names].find((n) => OTHER_DBAPI.test(n));
+    driver = names.has('sqlite3') ? null : psycopg ? psycopgDriver(psycopg) : other ? dbapiDriver(other) : null;
+    known.set(cls.id, driver);
+  }
+  return driver ?? undefined;
+}
+
+function psycopgDriver(name: string): Driver {
+  return { kind: 'psycopg', name, defaultMode: `${name}'s implicit transaction (autocommit off)` };
+}
+
+function dbapiDriver(name: string): Driver {
+  return { kind: 'dbapi', name, defaultMode: `the ${name} driver's implicit transaction (autocommit off)` };
+}
+
+function moduleDriver(module: PyModule): Driver {
   const known = driverCache.get(module);
   if (known) return known;
   const roots = new Set(
@@ -259,8 +296,8 @@ export function driverOf(module: PyModule): Driver {
   const other = [...roots].find((r) => OTHER_DBAPI.test(r));
   let driver: Driver;
   if (roots.has('sqlite3') || (!psycopg && !other)) driver = { kind: 'sqlite3', name: 'sqlite3', defaultMode: "sqlite3's default mode" };
-  else if (psycopg) driver = { kind: 'psycopg', name: psycopg, defaultMode: `${psycopg}'s implicit transaction (autocommit off)` };
-  else driver = { kind: 'dbapi', name: other!, defaultMode: `the ${other} driver's implicit transaction (autocommit off)` };
+  else if (psycopg) driver = psycopgDriver(psycopg);
+  else driver = dbapiDriver(other!);
   driverCache.set(module, driver);
   return driver;
 }

@@ -1,4 +1,4 @@
-import type { SyntaxNode } from '../model.ts';
+import type { Effect, SyntaxNode } from '../model.ts';
 import { callParts } from '../body-walk.ts';
 import { recordedLater } from './facts.ts';
 import { defineRule } from './rule.ts';
@@ -21,7 +21,8 @@ export const fileDeletedBeforeRecord = defineRule({
   create(context) {
     return {
       'function:exit'() {
-        for (const { effect, record, data } of recordedLater(context, (effect) => effect.kind === 'file-delete' && !deletesTemporary(effect.node))) {
+        const deletesData = (effect: Effect): boolean => effect.kind === 'file-delete' && !deletesTemporary(effect.node) && !removesEmptyDirectory(effect.node);
+        for (const { effect, record, data } of recordedLater(context, deletesData)) {
           context.report({ node: effect.node, messageId: record.kind === 'write' ? 'deletedBeforeRecord' : 'deletedBeforeCommit', data });
         }
       },
@@ -34,4 +35,10 @@ function deletesTemporary(node: SyntaxNode): boolean {
   const call = callParts(node);
   const target = call.positional[0] ?? call.receiver;
   return target !== undefined && isTemporaryPath(target);
+}
+
+/** `os.rmdir`, `os.removedirs`, `Path.rmdir()`: they remove only empty directories, so no data a record points to goes with them. */
+function removesEmptyDirectory(node: SyntaxNode): boolean {
+  const call = callParts(node);
+  return call.callee === 'os.rmdir' || call.callee === 'os.removedirs' || (call.method === 'rmdir' && call.receiver !== undefined && call.positional.length === 0);
 }

@@ -2,9 +2,9 @@ import type { Effect, SyntaxNode } from '../model.ts';
 import { callParts, walkFunctionBody } from '../body-walk.ts';
 import { defineRule } from './rule.ts';
 import { compactText, isTemporaryPath, mutuallyExclusive } from './syntax.ts';
+import { PATH_OPENERS, readsPath } from './file-reads.ts';
+import { rebuiltFromIntactSource } from './rebuilt-from-source.ts';
 
-/** Openers whose first argument is the path (`os.fdopen` takes a descriptor, usually a temp file's). */
-const PATH_OPENERS = new Set(['open', 'io.open', 'codecs.open', 'builtins.open', 'gzip.open', 'bz2.open', 'lzma.open', 'tarfile.open']);
 /** `module.open(...)`: not a Path's own open(). */
 const MODULE_OPEN = /^(os|io|codecs|builtins|gzip|bz2|lzma|tarfile|zipfile|dbm|shelve|webbrowser|tokenize)\./;
 
@@ -19,6 +19,8 @@ export const inPlaceFileRewrite = defineRule({
         '{{path}} is read and then rewritten in place ({{how}}): a crash mid-write leaves it empty or torn, and the old contents are lost',
       updatedInPlace: '{{path}} is opened \'{{mode}}\' and changed in place: a crash mid-write leaves it part old, part new',
       truncatesInPlace: '{{path}} is truncated and written in place ({{how}}): a crash mid-write leaves it empty or torn',
+      rewrittenFromStart:
+        '{{path}} is rewritten from its start through a file kept open (seek(0), then write()): a crash mid-write leaves it part new, part old or cut short',
       removedBeforeRename:
         '{{path}} is removed before the new file is renamed over it (line {{renameLine}}): a crash between them leaves no file at all',
     },
@@ -40,15 +42,18 @@ export const inPlaceFileRewrite = defineRule({
           if (effect.kind === 'file-delete' && !effect.via) reportRemovedBeforeRename(effect, moves);
           if (effect.kind !== 'file-write' || effect.via) continue;
           const target = writeTarget(effect);
-          if (!target || isTemporaryPath(target.path)) continue;
+          if (!target || isTemporaryPath(target.path) || closedAtOnce(effect.node)) continue;
           const path = compactText(target.path);
           // Written, then moved over its target: the temp-file pattern, whatever the name.
           if (moves.some((move) => move.node.startIndex > effect.node.startIndex && movedPaths(move.node).source === path)) continue;
+          if (rebuiltFromIntactSource(target.path, effect, fnNode, context.effects)) continue;
           const data = { path: shorten(target.path.text), how: target.how, mode: target.mode };
-          if (target.mode.includes('+') && !target.mode.includes('w')) {
+          if (target.rewound) {
+            context.report({ node: effect.node, messageId: 'rewrittenFromStart', data });
+          } else if (target.mode.includes('+') && !target.mode.includes('w')) {
             // 'r+' is also how a file is opened to lock it: only a write through it changes anything.
             if (writesThrough(effect.node, fnNode)) context.report({ node: effect.node, messageId: 'updatedInPlace', data });
-          } else if (isReadIn(fnNode, target.path)) {
+          } else if (readsPath(fnNode, new Set([path]))) {
             context.report({ node: effect.node, messageId: 'rewritesReadFile', data });
           } else {
             context.report({ node: effect.node, messageId: 'truncatesInPlace', data });
@@ -64,6 +69,8 @@ interface WriteTarget {
   mode: string;
   /** `open(..., 'w')` or `write_text()`, for the message. */
   how: string;
+  /** `handle.seek(0)` then `handle.write(...)` on a handle opened elsewhere. */
+  rewound?: boolean;
 }
 
 /** The path a write truncates or updates; undefined for appends, exclusive creation, descriptors and unknown modes. */
@@ -71,6 +78,10 @@ function writeTarget(effect: Effect): WriteTarget | undefined {
   const call = callParts(effect.node);
   if ((call.method === 'write_text' || call.method === 'write_bytes') && call.receiver) {
     return { path: call.receiver, mode: 'w', how: `${call.method}()` };
+  }
+  // Only a rewound handle's write() is a file-write effect of its own (see rewind-write.ts).
+  if (call.method === 'write' && call.callee !== 'os.write' && call.receiver) {
+    return { path: call.receiver, mode: 'r+', how: 'seek(0), then write()', rewound: true };
   }
   const mode = effect.mode;
   // Appending never truncates, and 'x' only ever creates a new file.
@@ -88,29 +99,15 @@ function movedPaths(node: SyntaxNode): { source?: string; target?: string } {
   return { source: source && compactText(source), target: target && compactText(target) };
 }
 
-/** The same path expression opened for reading, or read with read_text/read_bytes, anywhere in the function. */
-function isReadIn(fnNode: SyntaxNode, path: SyntaxNode): boolean {
-  const wanted = compactText(path);
-  let read = false;
-  walkFunctionBody(fnNode, (node) => {
-    if (read || node.type !== 'call') return;
-    const call = callParts(node);
-    if (call.receiver && compactText(call.receiver) === wanted && ['read_text', 'read_bytes', 'open'].includes(call.method)) {
-      read = call.method !== 'open' || readMode(call.keywords.get('mode') ?? call.positional[0]);
-    } else if (PATH_OPENERS.has(call.callee) && call.positional[0] && compactText(call.positional[0]) === wanted) {
-      read = readMode(call.keywords.get('mode') ?? call.positional[1]);
-    }
-  });
-  return read;
-}
-
-function readMode(mode: SyntaxNode | undefined): boolean {
-  return mode === undefined || (mode.type === 'string' && !/[wax+]/.test(mode.text.replace(/^[a-z]*['"]+|['"]+$/gi, '')));
-}
-
 function shorten(text: string): string {
   const flat = text.replace(/\s+/g, ' ');
   return flat.length > 40 ? `${flat.slice(0, 37)}...` : flat;
+}
+
+/** `open(path, 'w+').close()` (beets' config_edit): creates or empties the file and writes nothing that a crash could tear. */
+function closedAtOnce(openCall: SyntaxNode): boolean {
+  const attribute = openCall.parent;
+  return attribute?.type === 'attribute' && attribute.childForFieldName('attribute')?.text === 'close' && attribute.parent?.type === 'call';
 }
 
 const WRITE_METHODS = new Set(['write', 'writelines', 'truncate']);

@@ -21,7 +21,9 @@
 // items (a filtered read drives or guards it and names a table the loop
 // writes, or every write is INSERT OR IGNORE / ON CONFLICT), as
 // `commitPerItemResumable` at `info`: the re-run resumes, but whether each
-// item's writes and its mark share one transaction still wants a look.
+// item's writes and its mark share one transaction still wants a look. A loop
+// whose only writes are DELETEs (diskcache's batched cull/clear) is not reported:
+// a crash keeps what is gone and a re-run repeats nothing (issue 15).
 import type { Effect, Finding, PyFunction, PyModule, SyntaxNode, TxStyleResult } from '../model.ts';
 import { rangeOf } from '../source-range.ts';
 import { findingId, normalizedCode } from './finding-id.ts';

@@ -2,6 +2,10 @@
 // (loops, branches, except clauses), and what a call or `with` names.
 import type { SyntaxNode } from '../model.ts';
 import { localAssignmentBefore } from '../string-value.ts';
+import { ancestorsWithin, contains } from './syntax-tree.ts';
+import { exclusiveGuards } from './exclusive-guards.ts';
+
+export { ancestorsWithin, contains };
 
 const LOOP_TYPES = new Set([
   'for_statement',
@@ -14,22 +18,8 @@ const LOOP_TYPES = new Set([
 
 const SCOPE_TYPES = new Set(['function_definition', 'class_definition', 'lambda']);
 
-export function contains(outer: SyntaxNode, inner: SyntaxNode): boolean {
-  return outer.startIndex <= inner.startIndex && inner.endIndex <= outer.endIndex;
-}
-
 export function isBefore(a: SyntaxNode, b: SyntaxNode): boolean {
   return a.endIndex <= b.startIndex;
-}
-
-/** The ancestors of `node` up to (not including) the function `fnNode`, innermost first. */
-export function ancestorsWithin(node: SyntaxNode, fnNode: SyntaxNode): SyntaxNode[] {
-  const chain: SyntaxNode[] = [];
-  for (let current = node.parent; current && current.startIndex >= fnNode.startIndex; current = current.parent) {
-    if (current.id === fnNode.id) break;
-    chain.push(current);
-  }
-  return chain;
 }
 
 /** True when `node` is in the function's own code, not in a function or class nested in it. */
@@ -64,9 +54,14 @@ export function enclosingExceptClauses(node: SyntaxNode, fnNode: SyntaxNode): Sy
 /**
  * True when at most one of the two nodes can run in one pass through the
  * function: they sit in different arms of an if/elif/else, of a match, or in
- * different except clauses of one try.
+ * different except clauses of one try; or under two `if`s that test one
+ * parameter, never rebound, against different constants.
  */
 export function mutuallyExclusive(a: SyntaxNode, b: SyntaxNode, fnNode: SyntaxNode): boolean {
+  return exclusiveArms(a, b, fnNode) || exclusiveGuards(a, b, fnNode);
+}
+
+function exclusiveArms(a: SyntaxNode, b: SyntaxNode, fnNode: SyntaxNode): boolean {
   const aChain = [a, ...ancestorsWithin(a, fnNode)];
   const bIds = new Set([b, ...ancestorsWithin(b, fnNode)].map((node) => node.id));
   for (let i = 1; i < aChain.length; i++) {

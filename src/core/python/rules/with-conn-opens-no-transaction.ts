@@ -36,7 +36,7 @@ export const withConnOpensNoTransaction = defineRule({
         const autocommit =
           connectsInAutocommit(connection.value) || setsAutocommitFor(connection.name, facts, node);
         // psycopg and other DB-API drivers begin before the first statement (autocommit off): the block is a transaction.
-        if (!autocommit && driverOf(context.module).kind !== 'sqlite3') return;
+        if (!autocommit && driverOf(context.module, context.fn).kind !== 'sqlite3') return;
         const ddlFirst = facts.ddl.includes(first);
         context.report({
           node: item,

@@ -1,6 +1,7 @@
 import { describeWrites, driverOf, setsAutocommitFor, severalWrites, transactionFacts, within } from './facts.ts';
 import { defineRule } from './rule.ts';
 import { callParts } from '../body-walk.ts';
+import { retriesOfOneAttempt } from './retried-attempts.ts';
 
 export const writesRelyOnImplicitTransaction = defineRule({
   meta: {
@@ -26,14 +27,14 @@ export const writesRelyOnImplicitTransaction = defineRule({
         if (facts.opens.length > 0 || facts.commits.length > 0) return;
         // Writes in a `with conn:` block are with-conn-opens-no-transaction's to speak for.
         const writes = facts.dmlWrites.filter((write) => !facts.connectionBlocks.some((block) => within(block, write)));
-        if (!severalWrites(writes, fnNode)) return;
+        if (!severalWrites(writes, fnNode) || retriesOfOneAttempt(writes)) return;
         const first = writes[0]!;
         const connection = callParts(first.node).receiver?.text;
         const autocommit = connection !== undefined && setsAutocommitFor(connection, facts, first.node);
         context.report({
           node: first.node,
           messageId: autocommit ? 'autocommitWrites' : 'impliedTransaction',
-          data: { writes: describeWrites(writes), defaultMode: driverOf(context.module).defaultMode },
+          data: { writes: describeWrites(writes), defaultMode: driverOf(context.module, context.fn).defaultMode },
         });
       },
     };

@@ -68,8 +68,122 @@ testRule(commitInLoop, {
                 con.commit()
       `,
     },
+    {
+      name: 'diskcache _select_delete: batches of DELETEs, one transaction each through its _transact helper (a re-run repeats nothing)',
+      code: `
+        import contextlib as cl
+
+        class Cache:
+            @property
+            def _sql(self):
+                return self._con.execute
+
+            @cl.contextmanager
+            def _transact(self, retry=False):
+                sql = self._sql
+                sql('BEGIN IMMEDIATE')
+                try:
+                    yield sql, None
+                except BaseException:
+                    sql('ROLLBACK')
+                    raise
+                else:
+                    sql('COMMIT')
+
+            def _select_delete(self, select, args, retry=False):
+                delete = 'DELETE FROM Cache WHERE rowid IN (%s)'
+                while True:
+                    with self._transact(retry) as (sql, cleanup):
+                        rows = sql(select, args).fetchall()
+                        if not rows:
+                            break
+                        sql(delete % ','.join(str(row[0]) for row in rows))
+      `,
+    },
+    {
+      name: 'sqlite-utils _convert_multi: update() opens atomic() per row inside an outer atomic() block (a savepoint each)',
+      code: `
+        class Table:
+            def update(self, pk, updates):
+                with self.db.atomic():
+                    self.db.execute("update t set x = ? where id = ?", (updates, pk))
+
+            def _convert_multi(self, pk_to_values):
+                with self.db.atomic():
+                    for pk, updates in pk_to_values.items():
+                        self.update(pk, updates)
+      `,
+    },
+    {
+      name: 'delete-only batches in a while loop, COMMIT as SQL: a crash keeps the rows already gone, a re-run deletes the rest (was reported before the delete-only exception)',
+      code: `
+        def archive(conn, table):
+            while conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]:
+                conn.execute(f"DELETE FROM {table} WHERE id IN (SELECT id FROM {table} LIMIT 100)")
+                conn.execute("COMMIT")
+      `,
+    },
+    {
+      name: 'draining a queue by DELETE, commit per item: a re-run repeats nothing (was reported before the delete-only exception)',
+      code: `
+        def drain(conn, items):
+            for item in items:
+                conn.execute("DELETE FROM queue WHERE id = ?", (item,))
+                conn.commit()
+                if item == 0:
+                    break
+      `,
+    },
   ],
   invalid: [
+    {
+      name: 'COMMIT as SQL in a while loop, table name from an f-string',
+      code: `
+        def archive(conn, table):
+            while conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]:
+                conn.execute(f"INSERT INTO {table}_archive SELECT * FROM {table} LIMIT 100")
+                conn.execute(f"DELETE FROM {table} WHERE id IN (SELECT id FROM {table} LIMIT 100)")
+                conn.execute("COMMIT")
+      `,
+      errors: [{ messageId: 'commitInLoop', line: 5 }],
+    },
+    {
+      name: 'a conditional break does not make it a retry loop',
+      code: `
+        def drain(conn, items):
+            for item in items:
+                conn.execute("UPDATE queue SET done = 1 WHERE id = ?", (item,))
+                conn.commit()
+                if item == 0:
+                    break
+      `,
+      errors: [{ messageId: 'commitInLoop', line: 4 }],
+    },
+    {
+      name: 'atomic() per row with no outer block: each row its own transaction',
+      code: `
+        class Table:
+            def update(self, pk, updates):
+                with self.db.atomic():
+                    self.db.execute("update t set x = ? where id = ?", (updates, pk))
+
+            def convert_all(self, pk_to_values):
+                for pk, updates in pk_to_values.items():
+                    self.update(pk, updates)
+      `,
+      errors: [{ messageId: 'commitInLoop', line: 8 }],
+    },
+    {
+      name: 'a DELETE per item together with an INSERT: not a delete-only batch',
+      code: `
+        def archive(conn, ids):
+            for i in ids:
+                conn.execute("INSERT INTO archive SELECT * FROM jobs WHERE id = ?", (i,))
+                conn.execute("DELETE FROM jobs WHERE id = ?", (i,))
+                conn.commit()
+      `,
+      errors: [{ messageId: 'commitInLoop', line: 5 }],
+    },
     {
       name: 'commit per row of an import',
       code: `
@@ -77,16 +191,6 @@ testRule(commitInLoop, {
             for row in rows:
                 conn.execute("INSERT INTO customers (email) VALUES (?)", (row,))
                 conn.commit()
-      `,
-      errors: [{ messageId: 'commitInLoop', line: 4 }],
-    },
-    {
-      name: 'COMMIT as SQL in a while loop, table name from an f-string',
-      code: `
-        def archive(conn, table):
-            while conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]:
-                conn.execute(f"DELETE FROM {table} WHERE id IN (SELECT id FROM {table} LIMIT 100)")
-                conn.execute("COMMIT")
       `,
       errors: [{ messageId: 'commitInLoop', line: 4 }],
     },
@@ -102,18 +206,6 @@ testRule(commitInLoop, {
                 save(conn, row)
       `,
       errors: [{ messageId: 'commitInLoop', line: 7 }],
-    },
-    {
-      name: 'a conditional break does not make it a retry loop',
-      code: `
-        def drain(conn, items):
-            for item in items:
-                conn.execute("DELETE FROM queue WHERE id = ?", (item,))
-                conn.commit()
-                if item == 0:
-                    break
-      `,
-      errors: [{ messageId: 'commitInLoop', line: 4 }],
     },
     {
       name: 'resumable: the loop iterates pending jobs and marks each done',

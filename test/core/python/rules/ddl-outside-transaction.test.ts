@@ -110,8 +110,34 @@ testRule(ddlOutsideTransaction, {
       name: 'the schema change is the last write: nothing is left undone after it (stdlib test_dbm_sqlite3.py)',
       code: DROP_AND_CREATE_IN_WITH,
     },
+    {
+      name: 'sqlite-utils add_missing_columns: each ALTER runs only if the column is missing, so a re-run skips what is done',
+      code: `
+        class Table:
+            def add_column(self, col_name, col_type):
+                self.db.execute("ALTER TABLE {} ADD COLUMN {} {};".format(self.name, col_name, col_type))
+
+            def add_missing_columns(self, records):
+                needed_columns = suggest_column_types(records)
+                current_columns = {c.lower() for c in self.columns_dict}
+                for col_name, col_type in needed_columns.items():
+                    if col_name.lower() not in current_columns:
+                        self.add_column(col_name, col_type)
+                self.db.execute("UPDATE t SET n = 1")
+      `,
+    },
   ],
   invalid: [
+    {
+      name: 'a not-in guard on something the ALTER does not take is no re-run guard',
+      code: `
+        def migrate(conn, user, admins):
+            if user not in admins:
+                conn.execute("ALTER TABLE posts ADD COLUMN slug TEXT")
+                conn.execute("UPDATE posts SET slug = lower(title)")
+      `,
+      errors: [{ messageId: 'ddlNoTransaction', line: 3 }],
+    },
     {
       name: 'another DB-API driver (pymysql): said in its words, not sqlite3\'s',
       code: `

@@ -32,11 +32,49 @@ testRule(fileDeletedBeforeRecord, {
       `,
     },
     {
+      // sqlitedict's SqliteDict.__init__ (harness/corpus/sqlitedict/sqlitedict.py:155-187): flag 'n' deletes the
+      // database file itself, flag 'w' clears the table; one call takes at most one of the two.
+      name: 'delete and record under tests of one unchanged name against different constants (sqlitedict)',
+      code: `
+        class SqliteDict:
+            def __init__(self, filename, tablename, flag='c'):
+                self.flag = flag
+                if flag == 'n':
+                    if os.path.exists(filename):
+                        os.remove(filename)
+                self.filename = filename
+                self.conn = sqlite3.connect(filename)
+                if self.flag == 'r':
+                    raise RuntimeError("read-only")
+                else:
+                    self.conn.execute('CREATE TABLE IF NOT EXISTS "%s" (key TEXT PRIMARY KEY, value BLOB)' % tablename)
+                    self.conn.commit()
+                if flag == 'w':
+                    self.clear()
+
+            def clear(self):
+                self.conn.commit()
+                self.conn.execute('DELETE FROM "%s";' % self.tablename)
+                self.conn.commit()
+      `,
+    },
+    {
       name: 'no database at all',
       code: `
         def clean(paths):
             for path in paths:
                 os.remove(path)
+      `,
+    },
+    {
+      name: 'diskcache Cache.check: os.rmdir removes only empty directories, no data goes with them',
+      code: `
+        def check(self, fix=False):
+            for dirpath, dirs, files in os.walk(self._directory):
+                if not (dirs or files):
+                    if fix:
+                        os.rmdir(dirpath)
+            self._con.execute('UPDATE Settings SET value = ? WHERE key = ?', (self.count, 'count'))
       `,
     },
   ],
@@ -60,6 +98,43 @@ testRule(fileDeletedBeforeRecord, {
             conn.execute(f"DELETE FROM {table} WHERE id = ?", (upload.id,))
       `,
       errors: [{ messageId: 'deletedBeforeRecord', line: 2 }],
+    },
+    {
+      name: 'the tested name is rebound between the two ifs: both can run',
+      code: `
+        def purge(conn, path, att_id, mode):
+            if mode == 'files':
+                os.remove(path)
+            mode = 'rows'
+            if mode == 'rows':
+                conn.execute("DELETE FROM attachments WHERE id = ?", (att_id,))
+      `,
+      errors: [{ messageId: 'deletedBeforeRecord', line: 3 }],
+    },
+    {
+      name: 'a module global tested twice: a call between the two ifs may change it',
+      code: `
+        MODE = 'files'
+
+        def purge(conn, path, att_id):
+            if MODE == 'files':
+                os.remove(path)
+            reload_settings()
+            if MODE == 'rows':
+                conn.execute("DELETE FROM attachments WHERE id = ?", (att_id,))
+      `,
+      errors: [{ messageId: 'deletedBeforeRecord', line: 5 }],
+    },
+    {
+      name: 'two ifs testing one name against the same constant: both run',
+      code: `
+        def purge(conn, path, att_id, mode):
+            if mode == 'all':
+                os.remove(path)
+            if mode == "all":
+                conn.execute("DELETE FROM attachments WHERE id = ?", (att_id,))
+      `,
+      errors: [{ messageId: 'deletedBeforeRecord', line: 3 }],
     },
     {
       name: 'record deleted first but committed after the file',

@@ -89,8 +89,63 @@ testRule(inPlaceFileRewrite, {
                 return f.read()
       `,
     },
+    {
+      name: 'a handle kept open and appended to at its end (tinydb JSONStorage.read seeks to the end, then to 0 to read)',
+      code: `
+        class JSONStorage:
+            def read(self):
+                self._handle.seek(0, os.SEEK_END)
+                size = self._handle.tell()
+                self._handle.seek(0)
+                return json.load(self._handle)
+
+            def log(self, line):
+                self._log.seek(0, 2)
+                self._log.write(line)
+      `,
+    },
+    {
+      name: 'beets config_edit: open(path, "w+").close() creates an empty file and writes nothing',
+      code: `
+        def config_edit(path, editor):
+            if not os.path.isfile(path):
+                open(path, "w+").close()
+            interactive_open([path], editor)
+      `,
+    },
+    {
+      name: 'beets remux_mpeglayer3_wav: a new .mp3 beside the .wav it was read from, the .wav removed only after the write',
+      code: `
+        def remux_mpeglayer3_wav(path):
+            with open(util.syspath(path), "rb") as wav_file:
+                data = wav_file.read()
+            mp3_data = data[data.find(b"data") + 8 :]
+            syspath = Path(util.syspath(path))
+            mp3_path = syspath.with_suffix(".mp3")
+            mp3_path.write_bytes(mp3_data)
+            util.remove(path)
+            return mp3_path
+      `,
+    },
   ],
   invalid: [
+    {
+      name: 'tinydb JSONStorage.write: the whole database rewritten through the handle opened in __init__',
+      code: `
+        class JSONStorage:
+            def __init__(self, path):
+                self._handle = open(path, mode='r+')
+
+            def write(self, data):
+                self._handle.seek(0)
+                serialized = json.dumps(data)
+                self._handle.write(serialized)
+                self._handle.flush()
+                os.fsync(self._handle.fileno())
+                self._handle.truncate()
+      `,
+      errors: [{ messageId: 'rewrittenFromStart', line: 8 }],
+    },
     {
       name: 'read, change, and rewrite the same file',
       code: `
@@ -173,6 +228,26 @@ testRule(inPlaceFileRewrite, {
         { messageId: 'truncatesInPlace', line: 2 },
         { messageId: 'truncatesInPlace', line: 4 },
       ],
+    },
+    {
+      name: 'a derived .mp3, but the source is removed before the write: a crash mid-write loses both',
+      code: `
+        def remux(path):
+            data = Path(path).read_bytes()
+            os.remove(path)
+            mp3_path = Path(path).with_suffix(".mp3")
+            mp3_path.write_bytes(data)
+      `,
+      errors: [{ messageId: 'truncatesInPlace', line: 5 }],
+    },
+    {
+      name: 'a derived name whose source is never read: the written data is the only copy',
+      code: `
+        def save_report(path, report):
+            out = Path(path).with_suffix(".json")
+            out.write_text(json.dumps(report))
+      `,
+      errors: [{ messageId: 'truncatesInPlace', line: 3 }],
     },
   ],
 });

@@ -83,10 +83,10 @@ describe('runRules', () => {
       `
       def drain(conn, a, b):
           for x in a:
-              conn.execute("DELETE FROM q WHERE id = ?", (x,))
+              conn.execute("UPDATE q SET done = 1 WHERE id = ?", (x,))
               conn.commit()
           for x in b:
-              conn.execute("DELETE FROM q WHERE id = ?", (x,))
+              conn.execute("UPDATE q SET done = 1 WHERE id = ?", (x,))
               conn.commit()
       `,
       [ruleById('commit-in-loop')!],
@@ -161,6 +161,35 @@ describe('findings name the driver they saw', () => {
     expect(message('import psycopg2')).toContain("psycopg2's implicit transaction (autocommit off)");
     expect(message('from psycopg import sql')).not.toContain('sqlite3');
     expect(message('import pymysql')).toContain("the pymysql driver's implicit transaction");
+  });
+
+  it('in a module with both, says the driver the method\'s class connects with (huey storage.py: SqliteStorage beside PostgresStorage)', () => {
+    const code = [
+      'import sqlite3',
+      'try:',
+      '    import psycopg',
+      'except ImportError:',
+      '    psycopg = None',
+      '',
+      'class SqliteStorage:',
+      '    def _create_connection(self):',
+      '        return sqlite3.connect(self.filename)',
+      '    def put(self, conn, a):',
+      '        conn.execute("UPDATE t SET n = n + 1")',
+      '        conn.execute("INSERT INTO log VALUES (?)", (a,))',
+      '',
+      'class PostgresStorage:',
+      '    def _connect(self):',
+      '        return psycopg.connect(self.dsn)',
+      '    def put(self, conn, a):',
+      '        conn.execute("UPDATE t SET n = n + 1")',
+      '        conn.execute("INSERT INTO log VALUES (%s)", (a,))',
+      '',
+    ].join('\n');
+    const messages = lint(code).filter((f) => f.ruleId === 'writes-rely-on-implicit-transaction').map((f) => `${f.function}: ${f.message}`);
+    expect(messages).toHaveLength(2);
+    expect(messages[0]).toContain("SqliteStorage.put: 2 writes and no transaction of their own: only sqlite3's default mode");
+    expect(messages[1]).toContain("PostgresStorage.put: 2 writes and no transaction of their own: only psycopg's implicit transaction (autocommit off)");
   });
 
   it('makes no sqlite3 claim about `with conn:` under psycopg (it is a transaction there)', () => {

@@ -84,8 +84,83 @@ testRule(writesRelyOnImplicitTransaction, {
                 cx.execute("insert into test values (zeroblob(100))")
       `,
     },
+    {
+      name: 'diskcache __getitem__: the helper get() writes inside its own _transact() block',
+      code: `
+        import contextlib as cl
+
+        class Cache:
+            @property
+            def _sql(self):
+                return self._con.execute
+
+            @cl.contextmanager
+            def _transact(self, retry=False):
+                sql = self._sql
+                sql('BEGIN IMMEDIATE')
+                try:
+                    yield sql, None
+                except BaseException:
+                    sql('ROLLBACK')
+                    raise
+                else:
+                    sql('COMMIT')
+
+            def get(self, key, retry=False):
+                with self._transact(retry) as (sql, _):
+                    sql('UPDATE Settings SET value = value + 1 WHERE key = "hits"')
+                    sql('UPDATE Cache SET access_count = access_count + 1 WHERE key = ?', (key,))
+
+            def __getitem__(self, key):
+                return self.get(key, retry=True)
+      `,
+    },
+    {
+      name: 'sqlite-utils extract: the writes sit in with self.db.atomic():',
+      code: `
+        class Table:
+            def extract(self, table):
+                with self.db.atomic():
+                    self.db.execute("INSERT OR IGNORE INTO lookup (name) SELECT DISTINCT name FROM t")
+                    self.db.execute("UPDATE t SET lookup_id = (SELECT id FROM lookup WHERE lookup.name = t.name)")
+      `,
+    },
+    {
+      name: 'huey PostgresStorage.dequeue: retries of one DELETE ... RETURNING, returning on the first that finds a row',
+      code: `
+        class PostgresStorage:
+            def _dequeue(self):
+                with self.db() as curs:
+                    curs.execute('delete from task where id = (select id from task where queue = %s limit 1 for update skip locked) returning data', (self.name,))
+                    row = curs.fetchone()
+                if row is not None:
+                    return bytes(row[0])
+
+            def dequeue(self):
+                data = self._dequeue()
+                if data is not None or not self.blocking:
+                    return data
+                conn = self._listen_conn()
+                while True:
+                    if not list(conn.notifies(timeout=1, stop_after=1)):
+                        return None
+                    data = self._dequeue()
+                    if data is not None:
+                        return data  # Otherwise another worker won, keep waiting.
+      `,
+    },
   ],
   invalid: [
+    {
+      name: 'writes through a local alias of execute (diskcache style), no transaction',
+      code: `
+        def save(conn, key, value):
+            sql = conn.execute
+            sql("INSERT INTO Cache (key) VALUES (?)", (key,))
+            sql("UPDATE Settings SET value = value + 1 WHERE key = 'count'")
+      `,
+      errors: [{ messageId: 'impliedTransaction', line: 3 }],
+    },
     {
       name: 'two updates, no transaction, the caller commits',
       code: `
@@ -137,6 +212,39 @@ testRule(writesRelyOnImplicitTransaction, {
             conn.execute("UPDATE accounts SET balance = balance + 1 WHERE id = ?", (b,))
       `,
       errors: [{ messageId: 'autocommitWrites', line: 3 }],
+    },
+    {
+      name: 'one helper called twice with no return on its result: both writes must happen',
+      code: `
+        class Counter:
+            def _bump(self):
+                self.conn.execute("UPDATE counters SET n = n + 1 WHERE key = 'hits'")
+
+            def bump_twice(self):
+                first = self._bump()
+                self._bump()
+      `,
+      errors: [{ messageId: 'impliedTransaction', line: 6 }],
+    },
+    {
+      name: 'returns on the first write\u2019s result, but the second is another write, not a retry',
+      code: `
+        class Queue:
+            def _claim(self):
+                return self.conn.execute("DELETE FROM task WHERE id = (SELECT min(id) FROM task) RETURNING data").fetchone()
+
+            def _log(self):
+                return self.conn.execute("INSERT INTO log (event) VALUES ('claim')").lastrowid
+
+            def take(self):
+                data = self._claim()
+                if data is not None:
+                    return data
+                data = self._log()
+                if data is not None:
+                    return data
+      `,
+      errors: [{ messageId: 'impliedTransaction', line: 9 }],
     },
   ],
 });
