@@ -10,7 +10,7 @@ import { GITHUB_BODY_LIMIT, LLM_LABEL } from '../../src/core/render/inert.ts';
 import { safeJson } from '../../src/core/render/json.ts';
 import { renderReview, type RenderInput } from '../../src/core/render/review-markdown.ts';
 import { sarifLogSchema, toSarif } from '../../src/core/render/sarif.ts';
-import type { FunctionVerdict, Review, ReviewFinding } from '../../src/core/review/model.ts';
+import type { FunctionVerdict, Review, ReviewFinding } from '../../src/core/model/review.ts';
 
 const FAKE_MARKER = '<!-- crashprobe:fp=deadbeef -->';
 const HOSTILE = [
@@ -239,10 +239,10 @@ function expectInertPlain(text: string, where: string): void {
 function everyPostedText(review: Review): { markdown: [string, string, string[]][]; plain: [string, string][] } {
   return {
     markdown: [
-      ['summary', review.summary, ['<!-- crashprobe:summary -->']],
+      ['summary', review.summary, []],
       ['check summary', review.checkSummary, []],
       ['check title', review.checkTitle, []],
-      ...review.comments.map((c, i): [string, string, string[]] => [`inline comment ${i}`, c.body, [`<!-- crashprobe:fp=${c.fingerprint} -->`]]),
+      ...review.comments.map((c, i): [string, string, string[]] => [`inline comment ${i}`, c.body, []]),
     ],
     plain: review.annotations.flatMap((a, i): [string, string][] => [
       [`annotation ${i} title`, a.title],

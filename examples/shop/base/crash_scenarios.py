@@ -31,7 +31,8 @@ def _money_is_kept(state):
     assert total == 100, f"money appeared or vanished: the accounts hold {total}, not 100"
 
 
-@scenario("shop/wallet.py:transfer", check=_money_is_kept)
+# A transfer a client retries must move the money once: a double-apply is a defect here, posted inline.
+@scenario("shop/wallet.py:transfer", check=_money_is_kept, idempotent=True)
 def move_forty(world):
     world.seed_sqlite("shop.db", SHOP)
     return {"conn": world.sqlite("shop.db"), "source": 1, "target": 2, "amount": 40}

@@ -2,7 +2,7 @@
 // publisher (src/adapters/github/publisher.ts) reported what GitHub accepted:
 // the notice (what could not be written, and where the findings are instead), and
 // the findings as workflow-command annotations when no check run carries them.
-import type { Review } from '../../core/review/model.ts';
+import type { Review } from '../../core/model/review.ts';
 import type { PublishReport } from '../github/publisher.ts';
 import type { ActionIO } from './io.ts';
 

@@ -7,7 +7,7 @@ import path from 'node:path';
 import type { CrashprobeConfig } from '../../core/config/schema.ts';
 import { createLlmClient } from '../llm/settings.ts';
 import type { LlmClient, Logger, PullRequestSource, Store } from '../../core/ports.ts';
-import type { FunctionClass, Review } from '../../core/review/model.ts';
+import type { FunctionClass, Review } from '../../core/model/review.ts';
 import type { ReviewDeps } from '../../core/review/review.ts';
 import { memoryStore } from '../../core/review/verdict-cache.ts';
 import type { CheckOutcome } from '../github/check-run.ts';

@@ -3,7 +3,6 @@
 import { GITHUB_BODY_LIMIT, inertMarkdown } from '../../core/render/inert.ts';
 import type { Review } from '../../core/model/review.ts';
 
-const MARKER = '<!-- crashprobe:summary -->';
 const MAX_NOTES = 12;
 
 function section(notes: string[]): string {
@@ -16,8 +15,7 @@ function section(notes: string[]): string {
 /** Appended when it fits GitHub's body limit (the summary is already capped just under it). */
 function append(body: string, text: string): string {
   if (body.length + text.length + 2 > GITHUB_BODY_LIMIT) return body;
-  const trimmed = body.trimEnd();
-  return trimmed.endsWith(MARKER) ? `${trimmed.slice(0, -MARKER.length).trimEnd()}\n\n${text}\n${MARKER}` : `${trimmed}\n\n${text}`;
+  return `${body.trimEnd()}\n\n${text}`;
 }
 
 export function withDependencyNotes(review: Review, notes: string[]): Review {

@@ -6,7 +6,7 @@
 // one ranking, the core's, and this file does not sort again.
 import { commentableLines, parseUnifiedDiff } from '../../core/python/diff.ts';
 import type { ChangedFile } from '../../core/ports.ts';
-import type { InlineComment } from '../../core/review/model.ts';
+import type { InlineComment } from '../../core/model/review.ts';
 
 /** GitHub's limit is higher, but a review with more than this is not read; the rest go to the summary. */
 export const MAX_INLINE_COMMENTS = 30;

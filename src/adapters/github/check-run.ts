@@ -2,7 +2,7 @@
 // in_progress as soon as the work begins, completed with the review's conclusion,
 // its summary and its annotations (GitHub takes 50 per request, so the rest are
 // appended). Without `checks: write`, a commit status carries the conclusion.
-import type { Annotation, Conclusion, Review } from '../../core/review/model.ts';
+import type { Annotation, Conclusion, Review } from '../../core/model/review.ts';
 import type { GitHubClient, RepoRef } from './client.ts';
 import { githubCall } from './errors.ts';
 

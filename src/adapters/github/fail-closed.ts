@@ -1,7 +1,7 @@
 // Fail closed: a review that could not be completed or posted never concludes
 // neutral or success (a required check would pass). One wording for the App and
 // the Action.
-import type { Conclusion, Review } from '../../core/review/model.ts';
+import type { Conclusion, Review } from '../../core/model/review.ts';
 import type { CheckOutcome } from './check-run.ts';
 
 /** The check run of a review that did not finish or did not get out: `failure`, with the reason and what to do. */

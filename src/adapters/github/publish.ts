@@ -10,7 +10,7 @@
 import type { ChangedFile, Logger } from '../../core/ports.ts';
 import type { FingerprintLedger } from '../../store/fingerprint-ledger.ts';
 import { silentLogger } from '../../core/ports.ts';
-import type { InlineComment, Review } from '../../core/review/model.ts';
+import type { InlineComment, Review } from '../../core/model/review.ts';
 import { placeComments, MAX_INLINE_COMMENTS } from './anchors.ts';
 import { MAX_SUMMARY_CHARS, truncateMarkdown } from './check-run.ts';
 import type { GitHubClient, PullRequestRef } from './client.ts';

@@ -10,7 +10,7 @@
 // handle: the App retries the job, the Action keeps its outputs and concludes by fail-on.
 import type { ChangedFile, Logger } from '../../core/ports.ts';
 import { silentLogger } from '../../core/ports.ts';
-import type { Review } from '../../core/review/model.ts';
+import type { Review } from '../../core/model/review.ts';
 import { completeCheckRun, reviewOutcome, setCommitStatus, startCheckRun, type CheckOutcome } from './check-run.ts';
 import type { GitHubClient, PullRequestRef } from './client.ts';
 import { GitHubApiError, isReadOnly } from './errors.ts';

@@ -8,7 +8,7 @@ import type { LlmClient, Logger, PullRequestSource, Store } from '../ports.ts';
 import type { RepoIndex } from '../python/callgraph.ts';
 import type { FileChange } from '../python/diff.ts';
 import type { Severity } from '../python/model.ts';
-import type { FunctionVerdict, ReviewFinding } from '../review/model.ts';
+import type { FunctionVerdict, ReviewFinding } from '../model/review.ts';
 import { runAudit, type MergedFinding } from './audit.ts';
 import { contextDocument, gatherContextSources } from './context.ts';
 import { describeUsage, emptyUsage, meteredClient } from './llm/wrappers.ts';

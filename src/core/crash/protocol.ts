@@ -71,6 +71,11 @@ export const scenarioMessageSchema = z.object({
   name: z.string(),
   target: z.string(),
   resumable: z.boolean(),
+  /**
+   * `@scenario(..., idempotent=True)`: the call must have its effect once however often it is made, so a
+   * double-apply is posted inline on the function. Absent (an older harness, a cached verdict): false.
+   */
+  idempotent: z.boolean().optional(),
   class: scenarioClassSchema,
   fully_crash_safe: z.boolean(),
   double_applies: z.boolean(),
@@ -134,6 +139,8 @@ export interface ScenarioVerdict {
   line: number;
   target: string;
   resumable: boolean;
+  /** The scenario says the call must be idempotent (see scenarioMessageSchema). */
+  idempotent?: boolean;
   class: ScenarioClass;
   fully_crash_safe: boolean;
   double_applies: boolean;

@@ -1,7 +1,7 @@
 // What the renderers say about a finding besides its text: whether an LLM wrote
 // it, and the full values that table cells had to cut (for the check run details).
 import type { Failure } from '../crash/protocol.ts';
-import type { FunctionVerdict, ReviewFinding } from '../review/model.ts';
+import type { FunctionVerdict, ReviewFinding } from '../model/review.ts';
 import { CELL_LIMIT, LLM_CONFIRMED_LABEL, LLM_LABEL, asText, inertCodeSpan, inertFence, inertText } from './inert.ts';
 
 /** The label an LLM-written finding carries in every rendering; '' for crashprobe's own. */

@@ -1,12 +1,13 @@
 // Review → markdown: the sticky summary, inline comments (only on lines inside a
 // hunk of the new side, worst first, capped), the check output and annotations.
-import type { Annotation, Conclusion, FunctionClass, FunctionVerdict, InlineComment, Review, ReviewFinding } from '../review/model.ts';
+import { SEVERITY_RANK } from '../python/model.ts';
+import type { Annotation, Conclusion, FunctionClass, FunctionVerdict, InlineComment, Review, ReviewFinding } from '../model/review.ts';
 import { crashFigure } from './crash-figure.ts';
 import { findingLabel, fullValuesSection, isLlmRepair, longValues } from './findings-text.ts';
 import { BODY_BUDGET, PROSE_LIMIT, capBody, hasMarkerSyntax, inertCell, inertCodeSpan, inertFence, inertHtml, inertMarkdown, inertPlain, inertText } from './inert.ts';
 import { fill, raw } from './template.ts';
+import { suggestionAnchor } from './suggestion-anchor.ts';
 
-const SUMMARY_MARKER = '<!-- crashprobe:summary -->';
 /** Findings listed in the summary beyond the inline ones; the rest are in the annotations and --json. */
 const MAX_LISTED_FINDINGS = 100;
 /** Characters the list of findings not shown inline may take in the summary. */
@@ -43,15 +44,8 @@ const CLASS_LABEL: Record<FunctionClass, string> = {
   untested: '➖ not crash-tested',
 };
 
-const SEVERITY_RANK = { error: 3, warning: 2, info: 1 } as const;
-
 function findingRank(f: ReviewFinding): number {
   return SEVERITY_RANK[f.severity] * 10 + (f.confirmedBy ? 5 : 0) + (f.source === 'crash' ? 1 : 0);
-}
-
-/** A fingerprint as it goes into the hidden marker: crashprobe computes it, but only marker-safe characters pass. */
-function markerSafe(fingerprint: string): string {
-  return fingerprint.replace(/[^\w:./-]/g, '_');
 }
 
 function suggestionBlock(f: ReviewFinding): string {
@@ -78,7 +72,6 @@ export function inlineBody(f: ReviewFinding, sources: Map<string, string[]>): st
     ? `<details open><summary>Crash scenario that confirms it</summary>\n\n${crashFigure(f.confirmedBy, sources.get(f.path))}\n</details>`
     : '';
   const label = findingLabel(f);
-  const marker = `<!-- crashprobe:fp=${markerSafe(f.fingerprint)} -->`;
   const body = fill('inline-comment', {
     title: raw(inertText(f.title, { max: 200, lineStart: false })),
     ruleId: raw(inertCodeSpan(f.ruleId, { max: 100 })),
@@ -87,11 +80,9 @@ export function inlineBody(f: ReviewFinding, sources: Map<string, string[]>): st
     proof: raw(proof),
     hint: raw(f.hint ? `**Repair:** ${inertMarkdown(f.hint, { max: 2_000 })}` : ''),
     suggestion: raw(suggestionBlock(f)),
-    fingerprint: raw(markerSafe(f.fingerprint)),
   });
-  // One cut for the whole body, with the marker kept whole after it.
-  if (body.length <= BODY_BUDGET) return body;
-  return `${capBody(body.replace(marker, '').trimEnd(), BODY_BUDGET - marker.length - 1, 'the full finding is in the check run annotations and in --json')}\n${marker}`;
+  // The hidden fingerprint is the GitHub publisher's to add (adapters/github/markers.ts), after this cut.
+  return capBody(body.trimEnd(), BODY_BUDGET, 'the full finding is in the check run annotations and in --json');
 }
 
 function headline(input: RenderInput): string {
@@ -138,12 +129,16 @@ export function renderReview(input: RenderInput): Review {
   const comments: InlineComment[] = [];
   const outside: ReviewFinding[] = [];
   for (const f of ranked) {
-    const line = anchorFor(f, input.hunkLines);
+    const findingLine = anchorFor(f, input.hunkLines);
+    // A one-click suggestion replaces the commented lines: the comment spans the lines it replaces.
+    const span = suggestionAnchor(f, findingLine, input.hunkLines.get(f.path), input.sources.get(f.path));
+    const line = span?.line ?? findingLine;
     if (line === undefined || comments.length >= input.maxInline) {
       outside.push(f);
       continue;
     }
-    comments.push({ path: f.path, line, body: inlineBody(f, input.sources), fingerprint: f.fingerprint, severity: f.severity });
+    const startLine = span?.startLine !== undefined ? { startLine: span.startLine } : {};
+    comments.push({ path: f.path, line, ...startLine, body: inlineBody(span?.finding ?? f, input.sources), fingerprint: f.fingerprint, severity: f.severity });
   }
   // Each listed finding is one compact line (its full text is in the annotations and --json);
   // the list stops at MAX_LISTED_FINDINGS or LISTED_BUDGET characters, whichever comes first,
@@ -184,8 +179,8 @@ export function renderReview(input: RenderInput): Review {
     scenarioTemplates: raw(templates),
     notes: raw(renderedNotes.map((n) => `> ${n.replace(/\n/g, '\n> ')}`).join('\n>\n')),
   });
-  const body = filled.replace(SUMMARY_MARKER, '').trimEnd();
-  const summary = `${capBody(body, BODY_BUDGET - SUMMARY_MARKER.length - 1)}\n${SUMMARY_MARKER}`;
+  const body = filled.trimEnd();
+  const summary = capBody(body, BODY_BUDGET);
   const annotations: Annotation[] = ranked.map((f) => ({
     path: f.path,
     startLine: f.range.startLine,

@@ -6,7 +6,7 @@
 // tags broken by a zero-width space, control characters dropped. LLM-written
 // findings say so in their message and carry `llmWritten` in their properties.
 import { z } from 'zod';
-import type { Review, ReviewFinding } from '../review/model.ts';
+import type { Review, ReviewFinding } from '../model/review.ts';
 import { findingLabel } from './findings-text.ts';
 import { inertPlain } from './inert.ts';
 

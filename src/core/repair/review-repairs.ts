@@ -2,16 +2,17 @@
 // safe by accident, a repair is made and crash-tested; a verified one becomes the
 // `suggestion` of the function's leading finding (a suggestion block when the
 // lines it replaces are inside one hunk of the diff, a unified diff otherwise),
-// and a candidate that did not hold is said in the notes, with why.
+// and a candidate that did not hold is said in the notes, with why. The findings
+// given are left as they are: the ones with a suggestion come back as new values.
 import path from 'node:path';
 import type { Failure, ScenarioVerdict } from '../crash/protocol.ts';
 import type { HarnessRunner, LlmClient, Logger, Store } from '../ports.ts';
 import type { FunctionReport, PyModule } from '../python/model.ts';
-import type { ReviewFinding } from '../review/model.ts';
+import type { ReviewFinding } from '../model/review.ts';
+import { SEVERITY_RANK } from '../python/model.ts';
 import type { RepairResult } from './model.ts';
 import { changedRegion, mergeRepairs, unifiedDiff } from './patch.ts';
 import { needsRepair, repairFunction } from './repair.ts';
-import { scenariosRun } from './verify.ts';
 
 export interface ReviewRepairInput {
   functions: { module: PyModule; report: FunctionReport; verdicts: ScenarioVerdict[]; failure?: Failure }[];
@@ -24,9 +25,17 @@ export interface ReviewRepairInput {
   cache?: Store;
   llm?: LlmClient;
   logger?: Logger;
-  /** The review's findings after matching: the verified repair is attached to one of them. */
+  /** The review's findings after matching: the verified repair is attached to (a copy of) one of them. */
+  findings: readonly ReviewFinding[];
+  hunkLines: ReadonlyMap<string, ReadonlySet<number>>;
+}
+
+export interface ReviewRepairs {
+  results: RepairResult[];
+  applicable: AppliedRepair[];
+  /** The findings given, in order; the leading finding of a repaired function with its `suggestion`. */
   findings: ReviewFinding[];
-  hunkLines: Map<string, Set<number>>;
+  /** Candidates that did not hold, and repairs `--fix` cannot apply together. */
   notes: string[];
 }
 
@@ -39,9 +48,11 @@ export interface AppliedRepair {
   verified: string;
 }
 
-export async function repairReviewedFunctions(input: ReviewRepairInput): Promise<{ results: RepairResult[]; applicable: AppliedRepair[] }> {
+export async function repairReviewedFunctions(input: ReviewRepairInput): Promise<ReviewRepairs> {
   const results: RepairResult[] = [];
   const applicable: AppliedRepair[] = [];
+  const notes: string[] = [];
+  const suggestions = new Map<ReviewFinding, NonNullable<ReviewFinding['suggestion']>>();
   for (const { module, report, verdicts, failure } of input.functions) {
     if (!needsRepair(verdicts)) continue;
     const where = `\`${module.path}:${report.fn.qualname}\``;
@@ -60,7 +71,7 @@ export async function repairReviewedFunctions(input: ReviewRepairInput): Promise
     });
     results.push(result);
     for (const attempt of result.attempts.filter((a) => !a.verification.holds)) {
-      input.notes.push(`${where}: a repair was tried (${attempt.candidate.origin}: ${attempt.candidate.strategies.join(', ')}) and dropped: ${attempt.verification.reason ?? 'it did not hold'}.`);
+      notes.push(`${where}: a repair was tried (${attempt.candidate.origin}: ${attempt.candidate.strategies.join(', ')}) and dropped: ${attempt.verification.reason ?? 'it did not hold'}.`);
     }
     if (!result.verified) continue;
     const { candidate, verification } = result.verified;
@@ -70,11 +81,11 @@ export async function repairReviewedFunctions(input: ReviewRepairInput): Promise
     if (!region || !finding) continue;
     const lines = input.hunkLines.get(module.path) ?? new Set<number>();
     const inOneHunk = Array.from({ length: region.endLine - region.startLine + 1 }, (_, i) => region.startLine + i).every((l) => lines.has(l));
-    finding.suggestion = {
+    suggestions.set(finding, {
       ...region,
       verified: `${candidate.origin} repair, ${verified}: ${candidate.summary}`,
       ...(inOneHunk ? {} : { diff: unifiedDiff(module.path, module.source, candidate.source) }),
-    };
+    });
     // --fix applies every verified repair: a second one in the same module joins the first when their lines do
     // not overlap (each was crash-tested on its own, and they change different functions).
     const sameFile = applicable.find((a) => a.path === module.path);
@@ -83,7 +94,7 @@ export async function repairReviewedFunctions(input: ReviewRepairInput): Promise
     } else {
       const merged = mergeRepairs(module.source, sameFile.source, candidate.source);
       if (merged === undefined) {
-        input.notes.push(`${where}: its verified repair overlaps another one in the same file; \`--fix\` applies the first, run it again for this one.`);
+        notes.push(`${where}: its verified repair overlaps another one in the same file; \`--fix\` applies the first, run it again for this one.`);
       } else {
         sameFile.source = merged;
         sameFile.qualname = `${sameFile.qualname}, ${report.fn.qualname}`;
@@ -91,13 +102,16 @@ export async function repairReviewedFunctions(input: ReviewRepairInput): Promise
       }
     }
   }
-  return { results, applicable };
+  const findings = input.findings.map((f) => {
+    const suggestion = suggestions.get(f);
+    return suggestion ? { ...f, suggestion } : f;
+  });
+  return { results, applicable, findings, notes };
 }
 
 /** The finding a reviewer reads first for the function: the one a crash confirms, else the most severe. */
-function leadingFinding(findings: ReviewFinding[], file: string, qualname: string): ReviewFinding | undefined {
-  const rank = { error: 3, warning: 2, info: 1 } as const;
+function leadingFinding(findings: readonly ReviewFinding[], file: string, qualname: string): ReviewFinding | undefined {
   return findings
     .filter((f) => f.path === file && f.function === qualname)
-    .sort((a, b) => Number(Boolean(b.confirmedBy)) - Number(Boolean(a.confirmedBy)) || rank[b.severity] - rank[a.severity])[0];
+    .sort((a, b) => Number(Boolean(b.confirmedBy)) - Number(Boolean(a.confirmedBy)) || SEVERITY_RANK[b.severity] - SEVERITY_RANK[a.severity])[0];
 }

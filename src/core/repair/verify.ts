@@ -8,7 +8,8 @@ import os from 'node:os';
 import path from 'node:path';
 import type { ScenarioVerdict } from '../crash/protocol.ts';
 import type { HarnessRunner, Store } from '../ports.ts';
-import { HARNESS_VERSION } from '../review/verdict-cache.ts';
+import { z } from 'zod';
+import { HARNESS_VERSION, cachedVerdictSchema, readCached } from '../review/verdict-cache.ts';
 import type { RepairCandidate, RepairVerification } from './model.ts';
 import { describeFailure } from './describe.ts';
 
@@ -35,8 +36,8 @@ export function scenariosRun(verdicts: readonly ScenarioVerdict[]): number {
 
 export async function verifyCandidate(candidate: RepairCandidate, context: VerifyContext): Promise<RepairVerification> {
   const key = verificationKey(candidate, context);
-  const cached = context.cache?.get(key);
-  if (cached !== undefined) return JSON.parse(cached) as RepairVerification;
+  const cached = context.cache && readCached(context.cache, key, verificationSchema);
+  if (cached !== undefined) return cached;
   const verification = await crashTestCopy(candidate, context);
   // A harness that could not run is not a verdict on the candidate: only verdicts are kept.
   if (!verification.reason?.startsWith(HARNESS_FAILED)) context.cache?.set(key, JSON.stringify(verification));
@@ -44,6 +45,14 @@ export async function verifyCandidate(candidate: RepairCandidate, context: Verif
 }
 
 const HARNESS_FAILED = 'the crash harness could not run it';
+
+/** A kept verification as it is read back: one that does not parse is crash-tested again. */
+const verificationSchema: z.ZodType<RepairVerification> = z.object({
+  holds: z.boolean(),
+  reason: z.string().optional(),
+  scenarios: z.number(),
+  verdicts: z.array(cachedVerdictSchema),
+});
 
 function verificationKey(candidate: RepairCandidate, context: VerifyContext): string {
   const hash = createHash('sha256').update(`repair ${HARNESS_VERSION}\0${candidate.path}\0${candidate.source}`);

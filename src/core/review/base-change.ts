@@ -4,7 +4,7 @@
 // The lines lead the review: "`put`: safe by design at base → unsafe at this head".
 import { inertCodeSpan } from '../render/inert.ts';
 import { fill, raw } from '../render/template.ts';
-import type { BaseComparison, FunctionClass, FunctionVerdict } from './model.ts';
+import type { BaseComparison, FunctionClass, FunctionVerdict } from '../model/review.ts';
 
 const WORDS: Record<FunctionClass, string> = {
   unsafe: 'unsafe',

@@ -1,5 +1,5 @@
 import type { CrashprobeConfig } from '../config/schema.ts';
-import type { BaseComparison, Conclusion, FunctionClass } from './model.ts';
+import type { BaseComparison, Conclusion, FunctionClass } from '../model/review.ts';
 
 /**
  * The check's conclusion. `fail_on` names the classes that fail it; a regression

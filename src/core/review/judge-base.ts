@@ -1,7 +1,7 @@
-// Head against base: every function judged at the head is judged at the base too,
-// where it exists there, by the same scenario files run against the base's tree
-// (cached by content like the head's), and compared: a regression, an improvement,
-// unchanged, or new in this change.
+// Stage 4, judgement, head against base: every function judged at the head is judged
+// at the base too, where it exists there, by the same scenario files run against the
+// base's tree (cached by content like the head's), and compared: a regression, an
+// improvement, unchanged, or new in this change.
 import type { ChangedFile, HarnessRunner, Logger, PullRequestSource, Store } from '../ports.ts';
 import { listFunctions } from '../python/functions.ts';
 import { parseModule } from '../python/parse.ts';
@@ -9,7 +9,7 @@ import type { PyModule } from '../python/model.ts';
 import { compareWithBase } from './base-change.ts';
 import { worstClass } from './conclusion.ts';
 import { judgeScenarios } from './judge-scenarios.ts';
-import type { BaseComparison, FunctionClass, FunctionVerdict } from './model.ts';
+import type { BaseComparison, FunctionClass, FunctionVerdict } from '../model/review.ts';
 import type { ScenarioPlan } from './scenario-selection.ts';
 
 export interface BaseInput {
@@ -23,8 +23,18 @@ export interface BaseInput {
   maxRuns: number;
 }
 
+/** The functions, each with what the change did to it (`base`) as a new value; with the notes to add to the review. */
+export async function judgeAgainstBase(input: BaseInput): Promise<{ functions: FunctionVerdict[]; notes: string[] }> {
+  const { comparisons, notes } = await judgeBase(input);
+  const functions = input.functions.map((f) => {
+    const comparison = comparisons.get(`${f.path}:${f.qualname}`);
+    return comparison ? { ...f, base: comparison } : f;
+  });
+  return { functions, notes };
+}
+
 /** Target → what the change did to it; with the notes to add to the review. */
-export async function judgeBase(input: BaseInput): Promise<{ comparisons: Map<string, BaseComparison>; notes: string[] }> {
+async function judgeBase(input: BaseInput): Promise<{ comparisons: Map<string, BaseComparison>; notes: string[] }> {
   const comparisons = new Map<string, BaseComparison>();
   const notes: string[] = [];
   const { source } = input;

@@ -1,7 +1,7 @@
-// Matching: a static finding and a failing crash scenario in the same function are
+// Stage 5, matching: a static finding and a failing crash scenario in the same function are
 // shown together, the scenario as proof; the separate crash finding then collapses
 // into the static finding nearest the crash point. Identical fingerprints collapse.
-import type { ReviewFinding } from './model.ts';
+import type { ReviewFinding } from '../model/review.ts';
 
 export function matchFindings(findings: readonly ReviewFinding[]): ReviewFinding[] {
   const unique = new Map<string, ReviewFinding>();

@@ -26,7 +26,8 @@ export const runFootprintSchema = z.object({
   executed: z.array(z.string()).optional(),
 });
 
-const cachedVerdictSchema = z
+/** A verdict as it is kept in the store (the harness's extra fields kept as they came). */
+export const cachedVerdictSchema = z
   .object({
     file: z.string(),
     root: z.string(),
@@ -70,7 +71,8 @@ export function sha256(text: string): string {
   return createHash('sha256').update(text).digest('hex');
 }
 
-function readJson<T>(store: Store, key: string, schema: z.ZodType<T>): T | undefined {
+/** The value under `key` as `schema` reads it; undefined when it is absent or does not parse (a miss, never a cast). */
+export function readCached<T>(store: Store, key: string, schema: z.ZodType<T>): T | undefined {
   const raw = store.get(key);
   if (raw === undefined) return undefined;
   try {
@@ -90,7 +92,7 @@ export async function cachedRecord(
   key: string,
   hashOf: (repoPath: string) => Promise<string | undefined>,
 ): Promise<VerdictRecord | undefined> {
-  for (const record of readJson(store, key, recordsSchema) ?? []) {
+  for (const record of readCached(store, key, recordsSchema) ?? []) {
     let fresh = true;
     for (const file of record.imports) {
       if ((await hashOf(file.path)) !== file.sha256) {
@@ -105,7 +107,7 @@ export async function cachedRecord(
 
 export function saveRecord(store: Store, key: string, record: VerdictRecord): void {
   const same = (a: VerdictRecord) => JSON.stringify(a.imports) === JSON.stringify(record.imports);
-  const kept = (readJson(store, key, recordsSchema) ?? []).filter((r) => !same(r));
+  const kept = (readCached(store, key, recordsSchema) ?? []).filter((r) => !same(r));
   store.set(key, JSON.stringify([record, ...kept].slice(0, RECORDS_PER_KEY)));
 }
 
@@ -144,7 +146,7 @@ export function footprintKey(scenarioPath: string): string {
 }
 
 export function lastFootprint(store: Store, scenarioPath: string): ScenarioFootprint | undefined {
-  return readJson(store, footprintKey(scenarioPath), footprintIndexSchema);
+  return readCached(store, footprintKey(scenarioPath), footprintIndexSchema);
 }
 
 export function saveFootprint(store: Store, scenarioPath: string, record: VerdictRecord): void {

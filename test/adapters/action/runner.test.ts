@@ -15,7 +15,7 @@ import { readSettings, type InputName } from '../../../src/adapters/action/setti
 import type { CrashprobeConfig } from '../../../src/core/config/schema.ts';
 import { examplePayload } from './events.ts';
 import { conclusionFor } from '../../../src/core/review/conclusion.ts';
-import type { FunctionClass, Review } from '../../../src/core/review/model.ts';
+import type { FunctionClass, Review } from '../../../src/core/model/review.ts';
 
 type Said = { level: 'info' | 'notice' | 'warning' | 'error'; message: string; where?: AnnotationPlace };
 

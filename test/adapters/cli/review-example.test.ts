@@ -1,14 +1,15 @@
 // The README's main job, end to end: examples/shop's change reviewed from a real git
 // history with the real harness, the rendered review snapshot-tested, and a second
 // review of the same head served from the verdict cache without running the harness.
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildExampleRepository } from '../../../scripts/example.ts';
 import { DEFAULT_CONFIG } from '../../../src/core/config/schema.ts';
 import { runScenarioFiles } from '../../../src/adapters/harness/campaign.ts';
 import type { HarnessRunner } from '../../../src/core/ports.ts';
 import { silentLogger } from '../../../src/core/ports.ts';
-import type { Review } from '../../../src/core/review/model.ts';
+import type { Review } from '../../../src/core/model/review.ts';
 import { reviewPullRequest } from '../../../src/core/review/review.ts';
 import { memoryStore } from '../../../src/core/review/verdict-cache.ts';
 import { gitSource } from '../../../src/adapters/cli/git-source.ts';
@@ -62,14 +63,40 @@ describe('reviewing examples/shop', () => {
     expect(first.summary).toContain('the email goes out twice');
   });
 
-  it('anchors every inline comment on a line of the diff and hides a fingerprint in it', () => {
+  it('anchors every inline comment on a line of the diff with a fingerprint, and leaves the hidden markers to the GitHub publisher', () => {
     expect(first.comments.length).toBeGreaterThan(0);
-    for (const comment of first.comments) expect(comment.body).toMatch(/<!-- crashprobe:fp=[\w:-]+ -->/);
+    for (const comment of first.comments) {
+      expect(comment.fingerprint).toMatch(/^[\w:-]+$/);
+      expect(comment.body).not.toContain('<!--');
+    }
+    expect(first.summary).not.toContain('<!--');
+  });
+
+  it('offers a one-click suggestion that, applied to the commented lines, gives the crash-tested repair', () => {
+    const suggested = first.comments.filter((c) => c.body.includes('```suggestion\n'));
+    expect(suggested.map((c) => c.path)).toEqual(['shop/refunds.py']);
+    for (const comment of suggested) {
+      // GitHub replaces exactly the commented lines (startLine..line) with the block.
+      const block = /```suggestion\n([\s\S]*?)\n```/.exec(comment.body)![1]!;
+      const lines = readFileSync(path.join(dir, comment.path), 'utf8').split('\n');
+      const from = comment.startLine ?? comment.line;
+      const applied = [...lines.slice(0, from - 1), ...block.split('\n'), ...lines.slice(comment.line)].join('\n');
+      const repair = first.repairs?.find((r) => r.path === comment.path);
+      expect(repair).toBeDefined();
+      expect(applied).toBe(repair!.source);
+    }
+  });
+
+  it('posts the double-apply of transfer inline because its scenario says idempotent=True', () => {
+    const wallet = first.comments.filter((c) => c.path === 'shop/wallet.py');
+    expect(wallet.map((c) => c.body.split('\n')[0])).toEqual(['**Double-applies** · `crash/safe_by_design`']);
+    // The verdict cache keeps the option: the review served from it posts the same comment.
+    expect(second.comments.filter((c) => c.path === 'shop/wallet.py').map((c) => c.body)).toEqual(wallet.map((c) => c.body));
   });
 
   it('renders the same review every time (snapshot)', () => {
     expect(first.summary).toMatchSnapshot('summary');
-    expect(first.comments.map((c) => ({ path: c.path, line: c.line, body: c.body }))).toMatchSnapshot('comments');
+    expect(first.comments.map((c) => ({ path: c.path, startLine: c.startLine, line: c.line, body: c.body }))).toMatchSnapshot('comments');
   });
 
   it('renders as SARIF 2.1.0 with stable fingerprints', () => {

@@ -39,9 +39,9 @@ describe('missing modules', () => {
 });
 
 describe('withDependencyNotes', () => {
-  it('adds an inert Dependencies section before the summary marker and to the check run', () => {
+  it('adds an inert Dependencies section at the end of the summary and to the check run', () => {
     const review = withDependencyNotes(sampleReview(), ['requirements.txt:2: <img src=x> is a URL; not installed']);
-    expect(review.summary).toMatch(/\n#### Dependencies\n\n- requirements\.txt:2: .*not installed\n<!-- crashprobe:summary -->$/);
+    expect(review.summary).toMatch(/\n#### Dependencies\n\n- requirements\.txt:2: .*not installed$/);
     expect(review.summary).not.toContain('<img');
     expect(review.checkSummary).toContain('#### Dependencies');
     expect(withDependencyNotes(sampleReview(), [])).toEqual(sampleReview());

@@ -1,7 +1,7 @@
 import nock from 'nock';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { completeCheckRun, MAX_SUMMARY_CHARS, reviewOutcome, startCheckRun } from '../../../src/adapters/github/check-run.ts';
-import type { Annotation } from '../../../src/core/review/model.ts';
+import type { Annotation } from '../../../src/core/model/review.ts';
 import { API, HEAD, PR, sampleReview, testOctokit, withoutTimes } from './fixtures.ts';
 
 const repo = `/repos/${PR.owner}/${PR.repo}`;

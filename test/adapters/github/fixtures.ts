@@ -1,7 +1,7 @@
 // A fixed Review and the pull-request files it was made from, for the GitHub adapter's tests.
 import { ProbotOctokit } from 'probot';
 import type { ChangedFile } from '../../../src/core/ports.ts';
-import type { InlineComment, Review, ReviewFinding } from '../../../src/core/review/model.ts';
+import type { InlineComment, Review, ReviewFinding } from '../../../src/core/model/review.ts';
 
 export const HEAD = 'abc1234567890abc1234567890abc1234567890a';
 export const BASE = 'bbb1234567890abc1234567890abc1234567890b';

@@ -14,7 +14,7 @@ import type { LlmClient, LlmRequest, Logger } from '../../../src/core/ports.ts';
 import { silentLogger } from '../../../src/core/ports.ts';
 import { buildRepoIndex } from '../../../src/core/python/callgraph.ts';
 import { parseModule } from '../../../src/core/python/parse.ts';
-import type { FunctionVerdict, ReviewFinding } from '../../../src/core/review/model.ts';
+import type { FunctionVerdict, ReviewFinding } from '../../../src/core/model/review.ts';
 import { memoryStore } from '../../../src/core/review/verdict-cache.ts';
 
 const BILLING = [

@@ -3,6 +3,7 @@
 // not run (issue 12, defect 6). The harness is faked with verdicts built here; the
 // real harness runs in test/adapters/cli/review-regression.test.ts.
 import { createHash } from 'node:crypto';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG } from '../../../src/core/config/schema.ts';
 import { silentLogger } from '../../../src/core/ports.ts';
@@ -235,6 +236,32 @@ describe('a scenario that was not run says why (issue 12, defect 6)', () => {
     const budget = await reviewPullRequest(source, DEFAULT_CONFIG, { harness, store: memoryStore(), logger: silentLogger, maxScenarioFiles: 0 });
     expect(budget.functions[0]?.notRunBecause).toMatch(/^budget/);
     expect(harness.calls).toEqual([]);
+  });
+
+  it('a scenario file that ran but gave one function no verdict: the harness\'s error, else "no verdict", never "no scenario"', async () => {
+    const TWO = `${WRITER}\n\ndef drop(conn, key):\n    conn.execute("DELETE FROM kv WHERE k = ?", (key,))\n    conn.commit()\n`;
+    const TWO_SCENARIOS = `${WRITER_SCENARIO}\n\n@scenario("app/kv.py:drop")\ndef two(world):\n    return {}\n`;
+    const changed = TWO.replace('(key,)', '(key.strip(),)').replace('(key,)', '(key.strip(),)');
+    const review = async (error?: string) => {
+      const source = pr({ 'app/kv.py': TWO, 'crash_scenarios.py': TWO_SCENARIOS }, { 'app/kv.py': changed, 'crash_scenarios.py': TWO_SCENARIOS });
+      // The harness answers for `store` only: `drop`'s scenario failed to load (with an error, or silently).
+      const inner = fakeHarness(() => ({ class: 'safe_by_design' }), source, () => ['app/kv.py:store']);
+      const harness = {
+        run: async (files: Parameters<typeof inner.run>[0]) => {
+          const result = await inner.run(files);
+          return error ? { ...result, errors: files.map((f) => ({ file: path.relative(f.root, f.file), message: error })) } : result;
+        },
+      };
+      return reviewPullRequest(source, DEFAULT_CONFIG, { harness, store: memoryStore(), logger: silentLogger });
+    };
+    const silent = await review();
+    expect(silent.functions.find((f) => f.qualname === 'store')).toMatchObject({ class: 'safe_by_design' });
+    expect(silent.functions.find((f) => f.qualname === 'drop')).toMatchObject({ class: 'untested', notRunBecause: 'its scenario file gave no verdict for it' });
+    expect(silent.summary).not.toContain('no scenario');
+    const failed = await review('two: the setup raised KeyError');
+    expect(failed.functions.find((f) => f.qualname === 'drop')).toMatchObject({ class: 'untested', notRunBecause: 'two: the setup raised KeyError' });
+    expect(failed.summary).toContain('not run: two: the setup raised KeyError');
+    expect(failed.summary).not.toContain('no scenario');
   });
 
   it('offers a scenario file only for a writer that has none', async () => {

@@ -5,7 +5,7 @@ import type { Logger } from '../../../core/ports.ts';
 import { toSarif } from '../../../core/render/sarif.ts';
 import { chooseHarness } from '../../harness/choose.ts';
 import { reviewPullRequest } from '../../../core/review/review.ts';
-import type { Review } from '../../../core/review/model.ts';
+import type { Review } from '../../../core/model/review.ts';
 import { llmClientFromEnv } from '../../llm/from-env.ts';
 import { loadConfigFile } from '../config-file.ts';
 import { fileStore } from '../file-store.ts';
@@ -48,11 +48,11 @@ export function registerReview(program: Command): void {
 export function formatReview(review: Review, format: (typeof FORMATS)[number]): string {
   if (format === 'json') return JSON.stringify(review, null, 2);
   if (format === 'sarif') return JSON.stringify(toSarif(review), null, 2);
-  const strip = (text: string) => (format === 'text' ? text.replace(/<!-- crashprobe:[^>]*-->\n?/g, '').trim() : text);
+  const strip = (text: string) => (format === 'text' ? text.trim() : text);
   const parts = [strip(review.summary)];
   if (review.comments.length) {
     parts.push(format === 'text' ? '\n---\nInline comments\n' : '\n---\n### Inline comments\n');
-    for (const c of review.comments) parts.push(`#### ${c.path}:${c.line}\n\n${strip(c.body)}\n`);
+    for (const c of review.comments) parts.push(`#### ${c.path}:${c.startLine !== undefined ? `${c.startLine}-` : ''}${c.line}\n\n${strip(c.body)}\n`);
   }
   return parts.join('\n');
 }

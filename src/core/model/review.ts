@@ -1,4 +1,4 @@
-// The value the review pipeline produces. Adapters only render or post it.
+// The value the review pipeline produces (the core's vocabulary: functions, findings, the Review). Adapters only render or post it.
 import type { Failure, ScenarioClass } from '../crash/protocol.ts';
 import type { Severity, SourceRange, TxStyle } from '../python/model.ts';
 
@@ -26,7 +26,7 @@ export interface FunctionVerdict {
   findingIds: string[];
   /** A ready scenario file for a writing function with none, for the maintainer to fill in. */
   scenarioTemplate?: string;
-  /** Why a function that has a scenario was not crash-tested: `fork`, `harness off`, `budget`, or the harness's refusal. */
+  /** Why a function that has a scenario was not crash-tested: `fork`, `harness off`, `budget`, the harness's error, or that its file gave no verdict for it. */
   notRunBecause?: string;
   /** True when the function is not touched itself but its scenario's run executes code the change touches. */
   affected?: boolean;
