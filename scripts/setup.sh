@@ -21,6 +21,18 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 python3 -c 'import sys; assert sys.version_info >= (3, 9), "crashprobe needs Python 3.9 or newer"'
 
+# PostgreSQL server binaries (initdb, pg_ctl) for the PostgreSQL backend's tests and the load test
+# (issue 14): each test starts a throwaway server in a temporary folder; no service is left running.
+if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "setup: installing postgresql (server binaries for the tests)" >&2
+    apt-get update -qq >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends postgresql >/dev/null
+  else
+    echo "setup: please install PostgreSQL's server binaries (Debian: apt-get install --no-install-recommends postgresql); the PostgreSQL tests fail without them" >&2
+  fi
+fi
+
 # Native addons (tree-sitter, better-sqlite3) compile here: their prebuilt binaries are either
 # unreachable (a download from outside the npm registry) or too new for Debian 12's libstdc++.
 export npm_config_build_from_source=true

@@ -2,7 +2,7 @@
 // the Action, the CLI) fill them; tests fake them with object literals.
 import type { CampaignResult } from './crash/protocol.ts';
 import type { ScenarioFile } from './crash/discover.ts';
-import type { Review } from './review/model.ts';
+import type { Review } from './model/review.ts';
 
 export interface ChangedFile {
   path: string;
@@ -62,6 +62,8 @@ export interface Logger {
   info(message: string): void;
   warn(message: string): void;
   error(message: string): void;
+  /** A logger whose every line also carries these fields (the App: delivery id and job id). */
+  child?(bindings: Record<string, string | number>): Logger;
 }
 
 export const silentLogger: Logger = { info: () => {}, warn: () => {}, error: () => {} };

@@ -1,28 +1,28 @@
 // The App's durable state in one SQLite file (WAL): webhook deliveries seen,
 // the job queue, fingerprints posted, and the verdict cache behind the core's
-// Store port. Survives a restart; a killed worker's job is taken up again.
+// Store port. Synchronous (better-sqlite3); sqlite/sqlite-backend.ts puts it
+// behind the async AppBackend that PostgreSQL also implements.
 import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import type { Store } from '../core/ports.ts';
 import type { FingerprintLedger } from './fingerprint-ledger.ts';
+import {
+  DEFAULT_JOB_TIMEOUT_MS,
+  DEFAULT_MAX_ATTEMPTS,
+  HOUR_MS,
+  JOB_STATUSES,
+  defaultRetryDelayMs,
+  type AdmitResult,
+  type FailOptions,
+  type Job,
+  type JobCounts,
+  type JobInput,
+  type JobStatus,
+  type RateLimit,
+} from './backend.ts';
 
-export type JobStatus = 'pending' | 'running' | 'done' | 'failed';
-
-export interface Job {
-  id: number;
-  /** Idempotency key: one job per key (e.g. owner/repo@headSha) ever runs to completion. */
-  key: string;
-  lane: string | null;
-  payload: string;
-  status: JobStatus;
-  attempts: number;
-  owner: string | null;
-  leaseUntil: number | null;
-  runAfter: number;
-  checkRunId: number | null;
-  lastError: string | null;
-}
+export type { Job, JobStatus, RateLimit } from './backend.ts';
 
 export interface EnqueueResult {
   job: Job;
@@ -33,6 +33,8 @@ export interface EnqueueResult {
 export interface StateOptions {
   /** Attempts before a job is marked failed (a crash of the worker counts as one). */
   maxAttempts?: number;
+  jobTimeoutMs?: number;
+  retryDelayMs?: (attempt: number) => number;
   now?: () => number;
 }
 
@@ -48,17 +50,22 @@ CREATE TABLE IF NOT EXISTS jobs (
   -- Jobs of one lane (a pull request) run one at a time, so two reviews of it never post side by side.
   lane TEXT,
   payload TEXT NOT NULL,
-  status TEXT NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'running', 'done', 'failed')),
+  status TEXT NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'running', 'done', 'failed', 'cancelled')),
   attempts INTEGER NOT NULL DEFAULT 0,
   owner TEXT,
   lease_until INTEGER,
   run_after INTEGER NOT NULL DEFAULT 0,
+  deadline INTEGER NOT NULL DEFAULT 0,
   check_run_id INTEGER,
   last_error TEXT,
+  delivery_id TEXT,
+  supersedable INTEGER NOT NULL DEFAULT 0,
+  final_reason TEXT,
   created_at INTEGER NOT NULL,
   updated_at INTEGER NOT NULL
 );
 CREATE INDEX IF NOT EXISTS jobs_ready ON jobs (status, run_after, id);
+CREATE INDEX IF NOT EXISTS jobs_lane ON jobs (lane, status);
 CREATE TABLE IF NOT EXISTS fingerprints (
   repository TEXT NOT NULL,
   number INTEGER NOT NULL,
@@ -74,6 +81,20 @@ CREATE TABLE IF NOT EXISTS kv (
 );
 `;
 
+/** A state file from before issue 14: its jobs table lacks the deadline, the delivery and 'cancelled'; rebuilt in place. */
+function migrate(db: Database.Database): void {
+  const table = db.prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'jobs'").get() as { sql: string } | undefined;
+  if (!table || table.sql.includes('final_reason')) return;
+  db.transaction(() => {
+    db.exec('ALTER TABLE jobs RENAME TO jobs_before_14; DROP INDEX IF EXISTS jobs_ready; DROP INDEX IF EXISTS jobs_lane;');
+    db.exec(SCHEMA);
+    db.exec(`INSERT INTO jobs (id, key, lane, payload, status, attempts, owner, lease_until, run_after, check_run_id, last_error, created_at, updated_at)
+             SELECT id, key, lane, payload, status, attempts, owner, lease_until, run_after, check_run_id, last_error, created_at, updated_at FROM jobs_before_14;
+             UPDATE jobs SET deadline = updated_at + ${DEFAULT_JOB_TIMEOUT_MS} WHERE status IN ('pending', 'running');
+             DROP TABLE jobs_before_14;`);
+  })();
+}
+
 interface JobRow {
   id: number;
   key: string;
@@ -84,11 +105,14 @@ interface JobRow {
   owner: string | null;
   lease_until: number | null;
   run_after: number;
+  deadline: number;
   check_run_id: number | null;
   last_error: string | null;
+  delivery_id: string | null;
+  final_reason: string | null;
 }
 
-function toJob(row: JobRow): Job {
+function toJob(row: JobRow, jobTimeoutMs: number): Job {
   return {
     id: row.id,
     key: row.key,
@@ -99,8 +123,12 @@ function toJob(row: JobRow): Job {
     owner: row.owner,
     leaseUntil: row.lease_until,
     runAfter: row.run_after,
+    deadline: row.deadline,
     checkRunId: row.check_run_id,
     lastError: row.last_error,
+    deliveryId: row.delivery_id,
+    queuedAt: row.deadline - jobTimeoutMs,
+    finalReason: row.final_reason,
   };
 }
 
@@ -115,17 +143,15 @@ function createPrivately(file: string): void {
   chmodSync(file, 0o600);
 }
 
-const HOUR_MS = 3_600_000;
-
-/** Reviews one installation may queue per hour (issue 9, requirement 10): a flood of pushes cannot take the App. */
-export interface RateLimit {
-  installationId: number;
-  perHour: number;
+export function timeLimitMessage(timeoutMs: number): string {
+  return `the review did not finish within its time limit of ${Math.round(timeoutMs / 60_000)} minute(s) (CRASHPROBE_JOB_TIMEOUT_MINUTES)`;
 }
 
 export class CrashprobeState {
   readonly db: Database.Database;
   readonly maxAttempts: number;
+  readonly jobTimeoutMs: number;
+  private readonly retryDelayMs: (attempt: number) => number;
   private readonly now: () => number;
 
   constructor(file: string, options: StateOptions = {}) {
@@ -135,8 +161,11 @@ export class CrashprobeState {
     // Another process (a second app instance, or the one being restarted) may hold the write lock briefly.
     this.db.pragma('busy_timeout = 5000');
     this.db.pragma('synchronous = NORMAL');
+    migrate(this.db);
     this.db.exec(SCHEMA);
-    this.maxAttempts = options.maxAttempts ?? 3;
+    this.maxAttempts = options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
+    this.jobTimeoutMs = options.jobTimeoutMs ?? DEFAULT_JOB_TIMEOUT_MS;
+    this.retryDelayMs = options.retryDelayMs ?? defaultRetryDelayMs;
     this.now = options.now ?? Date.now;
   }
 
@@ -150,11 +179,14 @@ export class CrashprobeState {
   }
 
   /** Queues a job unless one with the same key exists (whatever its status): the key makes jobs idempotent. */
-  enqueue(key: string, payload: unknown, lane?: string): EnqueueResult {
+  enqueue(key: string, payload: unknown, lane?: string, extra: { deliveryId?: string; supersedable?: boolean } = {}): EnqueueResult {
     const now = this.now();
     const inserted = this.db
-      .prepare('INSERT OR IGNORE INTO jobs (key, lane, payload, created_at, updated_at) VALUES (?, ?, ?, ?, ?)')
-      .run(key, lane ?? null, JSON.stringify(payload), now, now);
+      .prepare(
+        `INSERT OR IGNORE INTO jobs (key, lane, payload, deadline, delivery_id, supersedable, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(key, lane ?? null, JSON.stringify(payload), now + this.jobTimeoutMs, extra.deliveryId ?? null, extra.supersedable ? 1 : 0, now, now);
     const job = this.jobByKey(key)!;
     return { job, created: inserted.changes === 1 };
   }
@@ -162,20 +194,41 @@ export class CrashprobeState {
   /**
    * A webhook delivery and the job it asks for, in one transaction, so a crash cannot record the
    * delivery without its job: 'duplicate' for a delivery id seen before (nothing is queued),
-   * 'exists' when a job with this key was already queued or done, 'queued' otherwise.
+   * 'exists' when a job with this key is queued, running or done, 'requeued' when it had failed
+   * or was cancelled (a failed head must not block a new request), 'queued' otherwise.
    */
-  admit(
-    deliveryId: string,
-    event: string,
-    job?: { key: string; payload: unknown; lane?: string },
-    limit?: RateLimit,
-  ): 'duplicate' | 'exists' | 'queued' | 'ignored' | 'rate-limited' {
-    return this.db.transaction(() => {
-      if (!this.recordDelivery(deliveryId, event)) return 'duplicate';
-      if (!job) return 'ignored';
-      if (limit && !this.jobByKey(job.key) && this.jobsOfInstallationSince(limit.installationId, this.now() - HOUR_MS) >= limit.perHour) return 'rate-limited';
-      return this.enqueue(job.key, job.payload, job.lane).created ? 'queued' : 'exists';
+  admit(deliveryId: string, event: string, job?: JobInput, limit?: RateLimit): AdmitResult {
+    return this.db.transaction((): AdmitResult => {
+      if (!this.recordDelivery(deliveryId, event)) return { outcome: 'duplicate', superseded: [] };
+      if (!job) return { outcome: 'ignored', superseded: [] };
+      const existing = this.jobByKey(job.key);
+      if (existing && existing.status !== 'failed' && existing.status !== 'cancelled') return { outcome: 'exists', job: existing, superseded: [] };
+      if (!existing && limit && this.jobsOfInstallationSince(limit.installationId, this.now() - HOUR_MS) >= limit.perHour)
+        return { outcome: 'rate-limited', superseded: [] };
+      const superseded = job.supersedes?.length && job.lane ? this.supersede(job.lane, job.key, job.supersedes) : [];
+      if (existing) return { outcome: 'requeued', job: this.requeue(existing.id, deliveryId), superseded };
+      const { job: queued } = this.enqueue(job.key, job.payload, job.lane, { deliveryId, supersedable: job.supersedable });
+      return { outcome: 'queued', job: queued, superseded };
     }).immediate();
+  }
+
+  private supersede(lane: string, byKey: string, keys: readonly string[]): string[] {
+    const cancel = this.db.prepare(
+      `UPDATE jobs SET status = 'cancelled', last_error = ?, updated_at = ?
+       WHERE lane = ? AND key = ? AND key != ? AND status = 'pending' AND supersedable = 1 RETURNING key`,
+    );
+    return keys.flatMap((key) => (cancel.all(`superseded by ${byKey}`, this.now(), lane, key, byKey) as { key: string }[]).map((row) => row.key));
+  }
+
+  private requeue(id: number, deliveryId: string): Job {
+    const now = this.now();
+    this.db
+      .prepare(
+        `UPDATE jobs SET status = 'pending', attempts = 0, owner = NULL, lease_until = NULL, run_after = 0, deadline = ?,
+           last_error = NULL, final_reason = NULL, delivery_id = ?, updated_at = ? WHERE id = ?`,
+      )
+      .run(now + this.jobTimeoutMs, deliveryId, now, id);
+    return this.job(id)!;
   }
 
   /** Jobs queued for one installation since `since` (ms): what its rate limit counts. */
@@ -188,33 +241,54 @@ export class CrashprobeState {
 
   jobByKey(key: string): Job | undefined {
     const row = this.db.prepare('SELECT * FROM jobs WHERE key = ?').get(key) as JobRow | undefined;
-    return row && toJob(row);
+    return row && toJob(row, this.jobTimeoutMs);
   }
 
   job(id: number): Job | undefined {
     const row = this.db.prepare('SELECT * FROM jobs WHERE id = ?').get(id) as JobRow | undefined;
-    return row && toJob(row);
+    return row && toJob(row, this.jobTimeoutMs);
   }
 
   jobs(status?: JobStatus): Job[] {
     const rows = (status
       ? this.db.prepare('SELECT * FROM jobs WHERE status = ? ORDER BY id').all(status)
       : this.db.prepare('SELECT * FROM jobs ORDER BY id').all()) as JobRow[];
-    return rows.map(toJob);
+    return rows.map((row) => toJob(row, this.jobTimeoutMs));
+  }
+
+  counts(): JobCounts {
+    const counts = Object.fromEntries(JOB_STATUSES.map((s) => [s, 0])) as JobCounts;
+    for (const row of this.db.prepare('SELECT status, count(*) AS n FROM jobs GROUP BY status').all() as { status: JobStatus; n: number }[])
+      counts[row.status] = row.n;
+    return counts;
   }
 
   /**
    * Takes the oldest ready job for `owner` for `leaseMs`: a pending one, or a running one whose lease
-   * ran out (its worker died). Jobs that used up their attempts are marked failed instead.
+   * ran out (its worker died). Jobs that used up their attempts or passed their deadline are marked failed instead.
    */
   claim(owner: string, leaseMs: number): Job | undefined {
     return this.db.transaction((): Job | undefined => {
       const now = this.now();
+      // A conclusion run whose worker died too: failed without a check run (nothing more can be done).
       this.db
         .prepare(
-          `UPDATE jobs SET status = 'failed', owner = NULL, lease_until = NULL, updated_at = ?,
-             last_error = COALESCE(last_error, 'its worker stopped ' || attempts || ' time(s) before finishing')
-           WHERE status = 'running' AND lease_until < ? AND attempts >= ?`,
+          `UPDATE jobs SET status = 'failed', owner = NULL, lease_until = NULL, last_error = final_reason, updated_at = ?
+           WHERE final_reason IS NOT NULL AND status = 'running' AND lease_until < ?`,
+        )
+        .run(now, now);
+      // Out of time, or out of attempts with no worker left to say so: one conclusion run to complete the check run.
+      this.db
+        .prepare(
+          `UPDATE jobs SET status = 'pending', owner = NULL, lease_until = NULL, run_after = 0, final_reason = ?, updated_at = ?
+           WHERE final_reason IS NULL AND deadline < ? AND (status = 'pending' OR (status = 'running' AND lease_until < ?))`,
+        )
+        .run(timeLimitMessage(this.jobTimeoutMs), now, now, now);
+      this.db
+        .prepare(
+          `UPDATE jobs SET status = 'pending', owner = NULL, lease_until = NULL, run_after = 0, updated_at = ?,
+             final_reason = COALESCE(last_error || '; then ', '') || 'its worker stopped ' || attempts || ' time(s) before finishing'
+           WHERE final_reason IS NULL AND status = 'running' AND lease_until < ? AND attempts >= ?`,
         )
         .run(now, now, this.maxAttempts);
       const row = this.db
@@ -246,19 +320,39 @@ export class CrashprobeState {
 
   complete(id: number, owner: string): void {
     this.db
-      .prepare(`UPDATE jobs SET status = 'done', owner = NULL, lease_until = NULL, last_error = NULL, updated_at = ? WHERE id = ? AND owner = ?`)
+      .prepare(
+        `UPDATE jobs SET status = 'done', owner = NULL, lease_until = NULL, last_error = NULL, updated_at = ? WHERE id = ? AND owner = ? AND status = 'running'`,
+      )
       .run(this.now(), id, owner);
   }
 
-  /** A failed attempt: retried after `retryInMs` while attempts remain and the error is retryable, else failed for good. */
-  fail(id: number, owner: string, error: string, options: { retryable: boolean; retryInMs?: number }): JobStatus {
-    const job = this.job(id);
-    if (!job || job.owner !== owner) return job?.status ?? 'failed';
-    const status: JobStatus = options.retryable && job.attempts < this.maxAttempts ? 'pending' : 'failed';
+  /**
+   * A failed attempt: retried after the back-off while attempts remain, the error is retryable and the
+   * retry would start before the deadline; else failed for good.
+   */
+  fail(id: number, owner: string, error: string, options: FailOptions): JobStatus {
+    return this.db.transaction((): JobStatus => {
+      const job = this.job(id);
+      if (!job || job.owner !== owner || job.status !== 'running') return job?.status ?? 'failed';
+      const now = this.now();
+      const runAfter = now + (options.retryInMs ?? this.retryDelayMs(job.attempts));
+      const retry = options.retryable && job.finalReason === null && job.attempts < this.maxAttempts && runAfter < job.deadline;
+      const status: JobStatus = retry ? 'pending' : 'failed';
+      this.db
+        .prepare(`UPDATE jobs SET status = ?, owner = NULL, lease_until = NULL, run_after = ?, last_error = ?, updated_at = ? WHERE id = ?`)
+        .run(status, runAfter, error, now, id);
+      return status;
+    }).immediate();
+  }
+
+  /** Hands a running job back (graceful stop): pending at once, this attempt not counted. */
+  release(id: number, owner: string): void {
     this.db
-      .prepare(`UPDATE jobs SET status = ?, owner = NULL, lease_until = NULL, run_after = ?, last_error = ?, updated_at = ? WHERE id = ?`)
-      .run(status, this.now() + (options.retryInMs ?? 0), error, this.now(), id);
-    return status;
+      .prepare(
+        `UPDATE jobs SET status = 'pending', owner = NULL, lease_until = NULL, run_after = 0, attempts = MAX(0, attempts - 1), updated_at = ?
+         WHERE id = ? AND owner = ? AND status = 'running'`,
+      )
+      .run(this.now(), id, owner);
   }
 
   /** Remembers the check run a job created, so a restarted job completes it instead of creating another. */
@@ -266,20 +360,12 @@ export class CrashprobeState {
     this.db.prepare('UPDATE jobs SET check_run_id = ?, updated_at = ? WHERE id = ?').run(checkRunId, this.now(), id);
   }
 
-  /** Running jobs whose owner is known to be dead are made claimable now rather than when their lease runs out. */
-  releaseAbandoned(isAlive: (owner: string) => boolean): number {
-    const running = this.jobs('running').filter((job) => job.owner && !isAlive(job.owner));
-    const expire = this.db.prepare(`UPDATE jobs SET lease_until = 0 WHERE id = ? AND status = 'running'`);
-    for (const job of running) expire.run(job.id);
-    return running.length;
-  }
-
   /** Forgets deliveries and finished jobs older than `ageMs`: a redelivery that late is a new request. */
   prune(ageMs: number): void {
     const before = this.now() - ageMs;
     this.db.transaction(() => {
       this.db.prepare('DELETE FROM deliveries WHERE received_at < ?').run(before);
-      this.db.prepare(`DELETE FROM jobs WHERE status IN ('done', 'failed') AND updated_at < ?`).run(before);
+      this.db.prepare(`DELETE FROM jobs WHERE status IN ('done', 'failed', 'cancelled') AND updated_at < ?`).run(before);
     })();
   }
 

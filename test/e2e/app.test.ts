@@ -52,6 +52,8 @@ async function startApp(): Promise<void> {
       GHE_HOST: github.host,
       GHE_PROTOCOL: 'http',
       CRASHPROBE_STATE: path.join(work, 'state.db'),
+      // A killed process's job is taken over when its lease runs out (no process-id check: the lease decides).
+      CRASHPROBE_LEASE_SECONDS: '5',
       LOG_LEVEL: 'info',
       LOG_FORMAT: 'json',
     },

@@ -16,7 +16,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import crashprobeApp from '../../src/adapters/probot/app.ts';
 import { chooseHarness } from '../../src/adapters/harness/choose.ts';
 import { reviewPullRequest } from '../../src/core/review/review.ts';
-import { openState } from '../../src/store/state.ts';
+import { openSqliteBackend } from '../../src/store/sqlite/sqlite-backend.ts';
 import { splitGitDiff } from '../../src/adapters/cli/git-source.ts';
 import { startFakeGitHub, type Routes } from '../adapters/action/fake-github.ts';
 import { fakeRepository, FULL, type GitHubState } from '../adapters/action/fixture.ts';
@@ -80,7 +80,8 @@ async function runApp(folder: string, searchPath: string[]): Promise<AppRun> {
   const keyFile = path.join(folder, 'private-key.pem');
   writeFileSync(keyFile, `-----BEGIN RSA PRIVATE KEY-----\n${pr.token}\n-----END RSA PRIVATE KEY-----\n`);
   const statePath = path.join(folder, 'state.db');
-  const state = openState(statePath);
+  const backend = openSqliteBackend(statePath);
+  const state = backend.state;
   state.verdicts.set('planted', pr.token);
   const dir = await pr.build([keyFile, statePath, `${statePath}-wal`]);
   const head = await gitText(dir, 'rev-parse', 'HEAD');
@@ -111,23 +112,23 @@ async function runApp(folder: string, searchPath: string[]): Promise<AppRun> {
     Octokit: ProbotOctokit.defaults({ retry: { enabled: false }, throttle: { enabled: false } }),
   });
   const app = crashprobeApp(probot, undefined, {
-    state,
+    backend,
     review: reviewPullRequest,
     harness: (config, logger) => chooseHarness(config, { enabled: true, fromFork: false, python: 'python3', searchPath, env: {} }, logger),
-    concurrency: 1,
+    workers: 1,
     pollMs: 20,
     workRoot: folder,
   });
   try {
     await probot.receive({ id: 'hostile-1', name: 'pull_request', payload } as never);
-    await app.pool.idle();
+    await app.pool!.idle();
   } finally {
     await app.stop();
     delete process.env[pr.envName];
     await fake.close();
   }
   const [job] = state.jobs();
-  state.close();
+  await backend.close();
   const bodies = fake.requests.map((r) => (typeof r.body === 'string' ? r.body : JSON.stringify(r.body ?? ''))).join('\n');
   return { github, bodies, log: printed.join(''), jobStatus: job?.status, jobError: job?.lastError };
 }

@@ -49,10 +49,10 @@ describe('state file', () => {
 describe('deliveries and admission', () => {
   it('records a delivery once; a redelivery queues nothing', () => {
     const job = { key: 'octo/shop#7@abc', payload: { n: 7 } };
-    expect(state.admit('d-1', 'pull_request', job)).toBe('queued');
-    expect(state.admit('d-1', 'pull_request', job)).toBe('duplicate');
-    expect(state.admit('d-2', 'pull_request', job)).toBe('exists');
-    expect(state.admit('d-3', 'issue_comment')).toBe('ignored');
+    expect(state.admit('d-1', 'pull_request', job).outcome).toBe('queued');
+    expect(state.admit('d-1', 'pull_request', job).outcome).toBe('duplicate');
+    expect(state.admit('d-2', 'pull_request', job).outcome).toBe('exists');
+    expect(state.admit('d-3', 'issue_comment').outcome).toBe('ignored');
     expect(state.jobs()).toHaveLength(1);
   });
 
@@ -94,13 +94,16 @@ describe('job queue', () => {
     expect(state.job(job.id)?.status).toBe('running');
   });
 
-  it('marks a job failed once its worker died on every attempt', () => {
+  it('gives a job whose worker died on every attempt one conclusion run, then marks it failed', () => {
     const { job } = state.enqueue('a', {});
     state.claim('w1', 10);
     clock += 20;
     state.claim('w2', 10);
     clock += 20;
-    expect(state.claim('w3', 10)).toBeUndefined();
+    // One conclusion run, to complete the check run with the reason; then failed.
+    const conclusion = state.claim('w3', 10)!;
+    expect(conclusion).toMatchObject({ id: job.id, finalReason: 'its worker stopped 2 time(s) before finishing' });
+    state.fail(job.id, 'w3', conclusion.finalReason!, { retryable: true });
     expect(state.job(job.id)).toMatchObject({ status: 'failed', lastError: 'its worker stopped 2 time(s) before finishing' });
   });
 
@@ -118,12 +121,26 @@ describe('job queue', () => {
     expect(state.job(other.id)?.lastError).toBe('bad config');
   });
 
-  it('releases at once the jobs of an owner known to be dead', () => {
+  it('hands a job back at once (graceful stop) without counting the attempt', () => {
     const { job } = state.enqueue('a', {});
-    state.claim('host:111', 60_000);
-    expect(state.releaseAbandoned((owner) => owner !== 'host:111')).toBe(1);
-    expect(state.claim('host:222', 60_000)).toMatchObject({ id: job.id, owner: 'host:222' });
-    expect(state.releaseAbandoned(() => true)).toBe(0);
+    state.claim('host:111:x', 60_000);
+    state.release(job.id, 'host:111:x');
+    expect(state.claim('host:222:y', 60_000)).toMatchObject({ id: job.id, owner: 'host:222:y', attempts: 1 });
+  });
+
+  it('rebuilds a state file from before issue 14 in place, keeping its jobs', () => {
+    state.close();
+    const Database = state.db.constructor as new (file: string) => import('better-sqlite3').Database;
+    const old = new Database(path.join(dir, 'old.db'));
+    old.exec(`CREATE TABLE jobs (id INTEGER PRIMARY KEY AUTOINCREMENT, key TEXT NOT NULL UNIQUE, lane TEXT, payload TEXT NOT NULL,
+      status TEXT NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'running', 'done', 'failed')), attempts INTEGER NOT NULL DEFAULT 0,
+      owner TEXT, lease_until INTEGER, run_after INTEGER NOT NULL DEFAULT 0, check_run_id INTEGER, last_error TEXT,
+      created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL);
+      INSERT INTO jobs (key, payload, created_at, updated_at) VALUES ('old-job', '{}', 1, ${clock});`);
+    old.close();
+    state = openState(path.join(dir, 'old.db'), { now });
+    expect(state.jobByKey('old-job')).toMatchObject({ status: 'pending', deadline: clock + 30 * 60_000 });
+    state.admit('d-1', 'pull_request', { key: 'x', payload: {}, lane: 'l', supersedes: ['y'] });
   });
 
   it('remembers the check run of a job', () => {
@@ -185,14 +202,14 @@ describe('rate limit per installation (issue 9, requirement 10)', () => {
   it('queues at most perHour reviews of one installation in an hour; others and later ones go on', () => {
     const job = (key: string, installationId: number) => ({ key, payload: { installationId }, lane: key });
     const limit = (installationId: number) => ({ installationId, perHour: 2 });
-    expect(state.admit('d1', 'pull_request', job('a#1@1', 7), limit(7))).toBe('queued');
-    expect(state.admit('d2', 'pull_request', job('a#1@2', 7), limit(7))).toBe('queued');
-    expect(state.admit('d3', 'pull_request', job('a#1@3', 7), limit(7))).toBe('rate-limited');
-    expect(state.admit('d4', 'pull_request', job('b#1@1', 8), limit(8))).toBe('queued');
+    expect(state.admit('d1', 'pull_request', job('a#1@1', 7), limit(7)).outcome).toBe('queued');
+    expect(state.admit('d2', 'pull_request', job('a#1@2', 7), limit(7)).outcome).toBe('queued');
+    expect(state.admit('d3', 'pull_request', job('a#1@3', 7), limit(7)).outcome).toBe('rate-limited');
+    expect(state.admit('d4', 'pull_request', job('b#1@1', 8), limit(8)).outcome).toBe('queued');
     // A redelivery of a job already queued is still 'exists', not a new review to count.
-    expect(state.admit('d5', 'pull_request', job('a#1@1', 7), limit(7))).toBe('exists');
+    expect(state.admit('d5', 'pull_request', job('a#1@1', 7), limit(7)).outcome).toBe('exists');
     clock += 3_600_001;
-    expect(state.admit('d6', 'pull_request', job('a#1@4', 7), limit(7))).toBe('queued');
+    expect(state.admit('d6', 'pull_request', job('a#1@4', 7), limit(7)).outcome).toBe('queued');
     expect(state.jobs().map((j) => j.key)).toEqual(['a#1@1', 'a#1@2', 'b#1@1', 'a#1@4']);
   });
 });

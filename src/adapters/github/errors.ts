@@ -9,6 +9,8 @@ export class GitHubApiError extends Error {
     /** The HTTP status (403 for a GraphQL FORBIDDEN error); undefined when GitHub was never reached (network, DNS). */
     readonly status: number | undefined,
     readonly detail: string,
+    /** How long GitHub asked to wait before trying again (Retry-After, or the primary rate limit's reset), when it said. */
+    readonly retryAfterMs?: number,
   ) {
     super(`GitHub ${call} failed${status ? ` with ${status}` : ''}: ${detail}. ${adviceFor(status, detail)}`);
     this.name = 'GitHubApiError';
@@ -46,7 +48,7 @@ function adviceFor(status: number | undefined, detail: string): string {
 interface OctokitLikeError {
   status?: unknown;
   message?: unknown;
-  response?: { data?: unknown };
+  response?: { data?: unknown; headers?: Record<string, unknown> };
   /** @octokit/graphql's GraphqlResponseError: the `errors` of an HTTP 200 answer. */
   errors?: unknown;
 }
@@ -91,10 +93,20 @@ export async function githubCall<T>(call: string, run: () => Promise<T>): Promis
   }
 }
 
-export function asGitHubError(call: string, error: unknown): GitHubApiError {
+export function asGitHubError(call: string, error: unknown, now = Date.now()): GitHubApiError {
   if (error instanceof GitHubApiError) return error;
   const e = (error ?? {}) as OctokitLikeError;
-  return new GitHubApiError(call, statusOf(e), detailOf(e));
+  return new GitHubApiError(call, statusOf(e), detailOf(e), retryAfterOf(e.response?.headers, now));
+}
+
+/** `retry-after` (seconds), else, when the primary rate limit is used up, the time until `x-ratelimit-reset` (epoch seconds). */
+export function retryAfterOf(headers: Record<string, unknown> | undefined, now = Date.now()): number | undefined {
+  if (!headers) return undefined;
+  const retryAfter = Number(headers['retry-after']);
+  if (headers['retry-after'] !== undefined && Number.isFinite(retryAfter) && retryAfter >= 0) return retryAfter * 1000;
+  const reset = Number(headers['x-ratelimit-reset']);
+  if (String(headers['x-ratelimit-remaining']) === '0' && Number.isFinite(reset)) return Math.max(0, reset * 1000 - now);
+  return undefined;
 }
 
 export function isNotFound(error: unknown): boolean {

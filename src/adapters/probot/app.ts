@@ -1,15 +1,17 @@
 // The Probot app: webhook handlers that only record the delivery and queue a
-// job (answering GitHub at once), and a worker pool that runs the jobs.
+// job (answering GitHub at once), and a worker pool that runs the jobs. A process
+// may be web-only, worker-only or both (role); the backend is shared by all of them.
 import type { ApplicationFunctionOptions, Context, Probot } from 'probot';
 import type { LlmClient, Logger, Store } from '../../core/ports.ts';
 import { reviewPullRequest } from '../../core/review/review.ts';
-import { openState, type CrashprobeState } from '../../store/state.ts';
+import type { AppBackend, JobInput } from '../../store/backend.ts';
+import { openSqliteBackend } from '../../store/sqlite/sqlite-backend.ts';
 import { CHECK_NAME } from '../github/check-run.ts';
 import { githubCall } from '../github/errors.ts';
-import { runReviewJob, type AppOctokit, type ReviewFunction, type ReviewJob, reviewJobSchema } from './review-job.ts';
+import { concludeFailedJob, runReviewJob, type AppOctokit, type ReviewFunction, type ReviewJob, type ReviewJobDeps, reviewJobSchema } from './review-job.ts';
 import type { HarnessChoice } from '../harness/choose.ts';
 import type { DependencyProvisioner } from '../env/app-provisioner.ts';
-import { WorkerPool } from './worker-pool.ts';
+import { WorkerPool, type WorkerHooks, type WorkerPoolOptions } from './worker-pool.ts';
 import type { CrashprobeConfig } from '../../core/config/schema.ts';
 
 export const PULL_REQUEST_EVENTS = ['pull_request.opened', 'pull_request.synchronize', 'pull_request.reopened', 'pull_request.ready_for_review'] as const;
@@ -18,39 +20,51 @@ export const REVIEW_COMMAND = /^\/crashprobe\s+review\b/;
 /** Who may ask for a re-run by comment: people with write access, since a re-run runs the harness again. */
 const TRUSTED_ASSOCIATIONS = new Set(['OWNER', 'MEMBER', 'COLLABORATOR']);
 
+export type AppRole = 'web' | 'worker' | 'both';
+
 export interface AppDeps {
-  state: CrashprobeState;
+  backend: AppBackend;
+  /** 'web': answers webhooks and queues, runs no job; 'worker': runs jobs, registers no webhook handler; 'both' (default). */
+  role?: AppRole;
   review: ReviewFunction;
   harness(config: CrashprobeConfig, logger: Logger, python?: string): Promise<HarnessChoice>;
   /** Builds a repository's environment before crash tests (harness.dependencies); absent: the App's interpreter. */
   dependencies?: DependencyProvisioner;
   /** The audit's LLM for a repository's config; absent: the audit is the static checks. */
   llm?(config: CrashprobeConfig, logger: Logger, store: Store): LlmClient | undefined;
-  concurrency: number;
+  /** Reviews run at once by this process (CRASHPROBE_WORKERS). */
+  workers: number;
   /** Reviews one installation may queue per hour; more are dropped with a warning (default 120). */
   reviewsPerHour?: number;
+  /** How long a stop waits for running reviews before handing them back (CRASHPROBE_GRACE_SECONDS, default 30 s). */
+  graceMs?: number;
   leaseMs?: number;
   pollMs?: number;
+  retryInMs?: WorkerPoolOptions['retryInMs'];
+  hooks?: WorkerHooks;
   workRoot?: string;
 }
 
 export interface CrashprobeApp {
-  pool: WorkerPool;
+  /** Absent in a web-only process. */
+  pool?: WorkerPool;
+  /** Stops claiming, lets running jobs finish within the grace, hands back the rest. The backend stays open (its opener closes it). */
   stop(): Promise<void>;
 }
 
-/** Defaults for `probot run`-style loading: state under the working folder, the real review, no harness. */
+/** Defaults for `probot run`-style loading: the SQLite state under the working folder, the real review, no harness. */
 export function defaultDeps(statePath = './.crashprobe/state.db'): AppDeps {
   return {
-    state: openState(statePath),
+    backend: openSqliteBackend(statePath),
     review: reviewPullRequest,
     harness: async () => ({ offReason: 'The crash harness is not set up in this deployment of the app.' }),
-    concurrency: 2,
+    workers: 2,
   };
 }
 
 export default function crashprobeApp(app: Probot, _options?: ApplicationFunctionOptions, deps: AppDeps = defaultDeps()): CrashprobeApp {
   const logger = pinoLogger(app);
+  const role = deps.role ?? 'both';
   // The app's own id and bot login, so only its check runs and comments count as crashprobe's (asked once).
   let identity: Promise<{ appId: number; botLogin: string }> | undefined;
   const appIdentity = () =>
@@ -63,33 +77,56 @@ export default function crashprobeApp(app: Probot, _options?: ApplicationFunctio
         throw error;
       }));
 
-  const pool = new WorkerPool(
-    deps.state,
-    async (job) => {
-      const payload: ReviewJob = reviewJobSchema.parse(JSON.parse(job.payload));
-      const octokit = (await app.auth(payload.installationId)) as unknown as AppOctokit;
-      await runReviewJob(job, octokit, {
-        state: deps.state,
-        review: deps.review,
-        harness: deps.harness,
-        dependencies: deps.dependencies,
-        llm: deps.llm,
-        logger,
-        ...(await appIdentity()),
-        workRoot: deps.workRoot,
-      });
-    },
-    { concurrency: deps.concurrency, leaseMs: deps.leaseMs, pollMs: deps.pollMs, logger },
-  );
+  const pool =
+    role === 'web'
+      ? undefined
+      : new WorkerPool(
+          deps.backend,
+          async (job, context) => {
+            const payload: ReviewJob = reviewJobSchema.parse(JSON.parse(job.payload));
+            const octokit = (await app.auth(payload.installationId)) as unknown as AppOctokit;
+            const jobDeps: ReviewJobDeps = {
+                backend: deps.backend,
+                review: deps.review,
+                harness: deps.harness,
+                dependencies: deps.dependencies,
+                llm: deps.llm,
+                logger: context.logger,
+                ...(await appIdentity()),
+                workRoot: deps.workRoot,
+            };
+            if (job.finalReason !== null) await concludeFailedJob(job, octokit, jobDeps, context);
+            else await runReviewJob(job, octokit, jobDeps, context);
+          },
+          {
+            concurrency: deps.workers,
+            leaseMs: deps.leaseMs,
+            pollMs: deps.pollMs,
+            graceMs: deps.graceMs,
+            retryInMs: deps.retryInMs,
+            hooks: deps.hooks,
+            logger,
+          },
+        );
 
-  const admit = (context: Context, job: { key: string; payload: ReviewJob; lane: string } | undefined) => {
-    const limit = job ? { installationId: job.payload.installationId, perHour: deps.reviewsPerHour ?? DEFAULT_REVIEWS_PER_HOUR } : undefined;
-    const outcome = deps.state.admit(context.id, context.name, job, limit);
-    if (outcome === 'duplicate') logger.info(`delivery ${context.id} was seen before; ignored`);
-    else if (outcome === 'rate-limited') logger.warn(`${job!.key}: installation ${limit!.installationId} queued ${limit!.perHour} reviews in the last hour (CRASHPROBE_REVIEWS_PER_HOUR); not queued`);
-    else if (outcome === 'exists') logger.info(`${job!.key} is already queued or done; nothing more to do`);
-    else if (outcome === 'queued') pool.kick();
+  const admit = async (context: Context, job: JobInput & { payload: ReviewJob }) => {
+    const limit = { installationId: job.payload.installationId, perHour: deps.reviewsPerHour ?? DEFAULT_REVIEWS_PER_HOUR };
+    const log = logger.child?.({ deliveryId: context.id }) ?? logger;
+    const { outcome, job: queued, superseded } = await deps.backend.admit(context.id, context.name, job, limit);
+    if (superseded.length) log.info(`${job.key} supersedes ${superseded.join(', ')}: cancelled before they ran`);
+    if (outcome === 'duplicate') log.info(`delivery ${context.id} was seen before; ignored`);
+    else if (outcome === 'rate-limited') log.warn(`${job.key}: installation ${limit.installationId} queued ${limit.perHour} reviews in the last hour (CRASHPROBE_REVIEWS_PER_HOUR); not queued`);
+    else if (outcome === 'exists') log.info(`${job.key} is already ${queued?.status === 'done' ? 'reviewed' : 'queued'}; nothing more to do`);
+    else if (outcome === 'queued' || outcome === 'requeued') {
+      log.info(`${job.key} ${outcome === 'requeued' ? 'failed before and is queued again' : 'queued'} as job ${queued?.id}`);
+      pool?.kick();
+    }
   };
+
+  if (role === 'worker') {
+    pool!.start();
+    return { pool, stop: () => pool!.stop() };
+  }
 
   app.on([...PULL_REQUEST_EVENTS], async (context) => {
     const { pull_request: pr, repository, installation } = context.payload;
@@ -103,7 +140,17 @@ export default function crashprobeApp(app: Probot, _options?: ApplicationFunctio
       rerun: false,
       event: `${context.name}.${context.payload.action}`,
     };
-    admit(context, { key: `${repository.full_name}#${pr.number}@${pr.head.sha}`, payload, lane: `${repository.full_name}#${pr.number}` });
+    // A push (`synchronize`) supersedes the pending review of the head it moved on from (`before`), and only that:
+    // an older head's delivery that arrives late must not cancel the newer one. Its own may be superseded in turn.
+    const lane = `${repository.full_name}#${pr.number}`;
+    const before = 'before' in context.payload && typeof context.payload.before === 'string' ? context.payload.before : undefined;
+    await admit(context, {
+      key: `${lane}@${pr.head.sha}`,
+      payload,
+      lane,
+      supersedes: before && before !== pr.head.sha ? [`${lane}@${before}`] : [],
+      supersedable: true,
+    });
   });
 
   app.on('check_run.rerequested', async (context) => {
@@ -119,7 +166,7 @@ export default function crashprobeApp(app: Probot, _options?: ApplicationFunctio
       event: 'check_run.rerequested',
     };
     const lane = payload.number ? `${repository.full_name}#${payload.number}` : `${repository.full_name}@${run.head_sha}`;
-    admit(context, { key: `${repository.full_name}@${run.head_sha}!${context.id}`, payload, lane });
+    await admit(context, { key: `${repository.full_name}@${run.head_sha}!${context.id}`, payload, lane });
   });
 
   app.on('issue_comment.created', async (context) => {
@@ -138,20 +185,32 @@ export default function crashprobeApp(app: Probot, _options?: ApplicationFunctio
       rerun: true,
       event: 'issue_comment.created',
     };
-    admit(context, { key: `${repository.full_name}#${issue.number}!${context.id}`, payload, lane: `${repository.full_name}#${issue.number}` });
+    await admit(context, { key: `${repository.full_name}#${issue.number}!${context.id}`, payload, lane: `${repository.full_name}#${issue.number}` });
   });
 
-  pool.start();
+  pool?.start();
   return {
     pool,
     async stop() {
-      await pool.stop();
+      await pool?.stop();
     },
   };
 }
 
-/** Probot's log exists only once Probot has initialized, so it is looked up at each call. */
-function pinoLogger(app: Probot): Logger {
-  const log = () => app.log ?? { info: console.log, warn: console.warn, error: console.error };
-  return { info: (m) => log().info(m), warn: (m) => log().warn(m), error: (m) => log().error(m) };
+type PinoLike = Pick<Probot['log'], 'info' | 'warn' | 'error'> & { child?(bindings: Record<string, unknown>): PinoLike };
+
+/** Probot's log exists only once Probot has initialized, so it is looked up at each call; a child carries fields (delivery, job) on every line. */
+function pinoLogger(app: Probot, bindings?: Record<string, string | number>): Logger {
+  const write = (level: 'info' | 'warn' | 'error', message: string) => {
+    const root: PinoLike = (app.log as PinoLike | undefined) ?? { info: console.log, warn: console.warn, error: console.error };
+    if (!bindings) root[level](message);
+    else if (root.child) root.child(bindings)[level](message);
+    else root[level](`[${Object.entries(bindings).map(([k, v]) => `${k}=${v}`).join(' ')}] ${message}`);
+  };
+  return {
+    info: (m) => write('info', m),
+    warn: (m) => write('warn', m),
+    error: (m) => write('error', m),
+    child: (more) => pinoLogger(app, { ...bindings, ...more }),
+  };
 }

@@ -1,24 +1,69 @@
-// `npm start`: the App as a web server. The only place the App reads the
-// environment (Probot's standard variables plus CRASHPROBE_*).
+// The App's processes, and the only place the App reads the environment (Probot's standard
+// variables plus CRASHPROBE_*):
+//   main.ts          `npm start`: web + workers in one process (SQLite or PostgreSQL)
+//   main.ts web      `npm run web`: answers webhooks and queues jobs (needs a shared database to scale)
+//   main.ts worker   `npm run worker`: runs reviews, CRASHPROBE_WORKERS at once (default: the cores)
+// The role may also come from CRASHPROBE_ROLE. SIGTERM (or SIGINT): stop taking webhooks and
+// jobs, let running reviews finish within CRASHPROBE_GRACE_SECONDS (default 30; the rest are
+// handed back to the queue at once), close the database, exit 0. A second signal exits at once.
 import { startServer } from './server.ts';
+import { startWorker } from './worker.ts';
+import { ROLES, type Role } from './runtime.ts';
 import { readSettings, SettingsError, type AppSettings } from './settings.ts';
 
+function fail(message: string): never {
+  console.error(message);
+  process.exit(2);
+}
+
+function readRole(argument: string | undefined, env: NodeJS.ProcessEnv): Role {
+  const role = argument ?? env.CRASHPROBE_ROLE ?? 'both';
+  if (!(ROLES as readonly string[]).includes(role)) fail(`crashprobe cannot start: the role must be one of ${ROLES.join(', ')} (argument or CRASHPROBE_ROLE), not "${role}"`);
+  return role as Role;
+}
+
+function readMetricsPort(env: NodeJS.ProcessEnv): number | undefined {
+  if (!env.CRASHPROBE_METRICS_PORT) return undefined;
+  const port = Number(env.CRASHPROBE_METRICS_PORT);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) fail(`crashprobe cannot start: CRASHPROBE_METRICS_PORT must be a port number, not "${env.CRASHPROBE_METRICS_PORT}"`);
+  return port;
+}
+
+/** CRASHPROBE_LEASE_SECONDS: how soon a dead worker's job is taken over (the heartbeat beats every third of it). */
+function readLeaseMs(env: NodeJS.ProcessEnv): number | undefined {
+  if (!env.CRASHPROBE_LEASE_SECONDS) return undefined;
+  const seconds = Number(env.CRASHPROBE_LEASE_SECONDS);
+  if (!Number.isFinite(seconds) || seconds < 3) fail(`crashprobe cannot start: CRASHPROBE_LEASE_SECONDS must be a number of seconds, 3 or more, not "${env.CRASHPROBE_LEASE_SECONDS}"`);
+  return seconds * 1000;
+}
+
 async function main(): Promise<void> {
+  const role = readRole(process.argv[2], process.env);
   let settings: AppSettings;
   try {
     settings = readSettings(process.env);
   } catch (error) {
     if (!(error instanceof SettingsError)) throw error;
-    console.error(error.message);
-    process.exit(2);
+    fail(error.message);
   }
-  const running = await startServer(settings);
+  const logFormat = process.env.LOG_FORMAT === 'pretty' ? 'pretty' : 'json';
+  const leaseMs = readLeaseMs(process.env);
+  const running =
+    role === 'worker'
+      ? await startWorker(settings, { logFormat, leaseMs, metricsPort: readMetricsPort(process.env) })
+      : await startServer(settings, { role, logFormat, leaseMs });
   const shutdown = () => {
-    // A second signal means: stop now; the unfinished jobs resume on the next start.
+    // A second signal means: stop now; a job still running is taken over once its lease runs out.
+    process.once('SIGTERM', () => process.exit(143));
     process.once('SIGINT', () => process.exit(130));
+    // Should anything hang past the grace, exit all the same: the queue hands the work on.
+    setTimeout(() => process.exit(1), settings.graceMs + 15_000).unref();
     running.stop().then(
       () => process.exit(0),
-      () => process.exit(1),
+      (error: unknown) => {
+        console.error(`crashprobe: stopping failed: ${error instanceof Error ? error.message : String(error)}`);
+        process.exit(1);
+      },
     );
   };
   process.once('SIGTERM', shutdown);

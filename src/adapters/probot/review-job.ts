@@ -5,14 +5,15 @@ import { z } from 'zod';
 import { ConfigError, parseConfig, type CrashprobeConfig } from '../../core/config/schema.ts';
 import { forkAuditOff } from '../../core/review/fork-audit.ts';
 import { scopedStore, type HarnessRunner, type LlmClient, type Logger, type PullRequestSource, type Store } from '../../core/ports.ts';
-import type { Review } from '../../core/review/model.ts';
+import type { Review } from '../../core/model/review.ts';
 import type { GitHubClient } from '../github/client.ts';
 import { githubCall, GitHubApiError } from '../github/errors.ts';
 import { failedOutcome, refusedReview } from '../github/fail-closed.ts';
 import { githubPullRequestSource } from '../github/pull-request-source.ts';
 import { reviewPublisher } from '../github/publisher.ts';
-import type { CrashprobeState, Job } from '../../store/state.ts';
-import { isRetryable } from './worker-pool.ts';
+import type { AppBackend, Job } from '../../store/backend.ts';
+import type { FingerprintLedger } from '../../store/fingerprint-ledger.ts';
+import { JobTimeoutError, type JobContext } from './worker-pool.ts';
 import { harnessOffReason, type HarnessChoice } from '../harness/choose.ts';
 import type { DependencyProvisioner } from '../env/app-provisioner.ts';
 import { dependencyHarness } from '../env/dependency-runner.ts';
@@ -48,7 +49,7 @@ export interface AppOctokit extends GitHubClient {
 }
 
 export interface ReviewJobDeps {
-  state: CrashprobeState;
+  backend: AppBackend;
   review: ReviewFunction;
   /** The crash harness for a pull request whose code may run; `python`: an environment's interpreter instead of the App's. */
   harness(config: CrashprobeConfig, logger: Logger, python?: string): Promise<HarnessChoice>;
@@ -65,57 +66,101 @@ export interface ReviewJobDeps {
 
 export type ReviewJobOutcome = 'reviewed' | 'config-error' | 'skipped';
 
-export async function runReviewJob(job: Job, octokit: AppOctokit, deps: ReviewJobDeps): Promise<ReviewJobOutcome> {
+/**
+ * The publisher's ledger is synchronous; for one job it is the pull request's fingerprints read
+ * when the job starts, and each record written through (awaited by `flush` at the job's end). The
+ * comments on GitHub are the other half of the dedupe, so a lost record cannot post twice.
+ */
+async function jobLedger(backend: AppBackend, repository: string, number: number): Promise<FingerprintLedger & { flush(): Promise<void> }> {
+  const posted = await backend.fingerprints.posted(repository, number);
+  const writes: Promise<void>[] = [];
+  return {
+    posted: (r, n) => (r === repository && n === number ? new Set(posted) : new Set()),
+    record: (r, n, headSha, fingerprints) => {
+      if (r === repository && n === number) for (const f of fingerprints) posted.add(f);
+      writes.push(backend.fingerprints.record(r, n, headSha, fingerprints));
+    },
+    flush: async () => {
+      await Promise.all(writes.splice(0));
+    },
+  };
+}
+
+/** Before a write to GitHub: a job whose time ran out or whose lease was lost posts nothing more. */
+function stillMine(context?: JobContext): void {
+  context?.signal.throwIfAborted();
+}
+
+export async function runReviewJob(job: Job, octokit: AppOctokit, deps: ReviewJobDeps, context?: JobContext): Promise<ReviewJobOutcome> {
   const payload = reviewJobSchema.parse(JSON.parse(job.payload));
   const { owner, repo } = payload;
-  const log = deps.logger;
-  const number = payload.number ?? (await pullRequestOf(octokit, payload));
-  if (number === undefined) {
-    log.info(`${owner}/${repo}: no open pull request has head ${payload.headSha}; nothing to review`);
-    return 'skipped';
-  }
-  const { data: pr } = await githubCall(`GET /repos/${owner}/${repo}/pulls/${number}`, () => octokit.rest.pulls.get({ owner, repo, pull_number: number }));
-  const label = `${owner}/${repo}#${number}`;
-  if (pr.state !== 'open') return skip(log, `${label} is ${pr.state}`);
-  if (!payload.rerun && payload.headSha && payload.headSha !== pr.head.sha) return skip(log, `${label} moved on to ${pr.head.sha.slice(0, 7)}; that push has its own job`);
-  const headSha = pr.head.sha;
-  const fromFork = pr.head.repo?.full_name !== pr.base.repo.full_name;
-
-  // The one publisher (shared with the Action): crashprobe's check run on this head, created or taken up again
-  // (a re-run, or a job restarted after a kill, reuses it), the review reconciled, the check run completed.
-  const publisher = reviewPublisher(
-    octokit,
-    { owner, repo, number, headSha },
-    {
-      author: { login: deps.botLogin },
-      appId: deps.appId,
-      checkRunId: job.checkRunId ?? undefined,
-      onCheckRun: (id) => {
-        deps.state.setCheckRun(job.id, id);
-        job.checkRunId = id;
+  const log = context?.logger ?? deps.logger;
+  const isFinal = (error: unknown) => context?.isFinalAttempt(error) ?? true;
+  const publisherFor = (number: number, headSha: string, ledger?: FingerprintLedger) =>
+    reviewPublisher(
+      octokit,
+      { owner, repo, number, headSha },
+      {
+        author: { login: deps.botLogin },
+        appId: deps.appId,
+        checkRunId: job.checkRunId ?? undefined,
+        onCheckRun: (id) => {
+          job.checkRunId = id;
+          deps.backend.setCheckRun(job.id, id).catch((error: Error) => log.warn(`remembering check run ${id} failed: ${error.message}`));
+        },
+        ledger,
+        logger: log,
       },
-      ledger: deps.state.fingerprints,
-      logger: log,
-    },
-  );
-
-  let config: CrashprobeConfig;
+    );
+  // Out of retries (or time), the check run must not spin forever, nor pass: it fails with the reason (fail closed).
+  // Before the pull request is read (GitHub down from the start), the event's head names the check run.
+  let publisher = payload.number !== undefined && payload.headSha ? publisherFor(payload.number, payload.headSha) : undefined;
+  // A review that was made but could not be posted goes into the failed check run (with what it found), not only the error.
+  let unposted: Review | undefined;
+  const concludeFailed = (error: unknown) => publisher?.conclude(failedOutcome((error as Error).message, unposted)).catch(() => undefined);
+  const onAbort = () => {
+    if (context?.signal.reason instanceof JobTimeoutError) void concludeFailed(context.signal.reason);
+  };
+  context?.signal.addEventListener('abort', onAbort, { once: true });
+  let ledger: Awaited<ReturnType<typeof jobLedger>> | undefined;
+  let source: ReturnType<typeof githubPullRequestSource> | undefined;
+  let cache: Awaited<ReturnType<AppBackend['cacheFor']>> | undefined;
   try {
-    config = await loadConfig(octokit, owner, repo);
-  } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    // The maintainer must fix the file; a review by other rules would mislead, so only the check run says so.
-    await publisher.conclude(configErrorOutcome(error));
-    log.warn(`${label}: ${error.message}`);
-    return 'config-error';
-  }
-  if (pr.draft && !config.drafts) return skip(log, `${label} is a draft (set \`drafts: true\` to review drafts)`);
+    const number = payload.number ?? (await pullRequestOf(octokit, payload));
+    if (number === undefined) {
+      log.info(`${owner}/${repo}: no open pull request has head ${payload.headSha}; nothing to review`);
+      return 'skipped';
+    }
+    const { data: pr } = await githubCall(`GET /repos/${owner}/${repo}/pulls/${number}`, () => octokit.rest.pulls.get({ owner, repo, pull_number: number }));
+    const label = `${owner}/${repo}#${number}`;
+    if (pr.state !== 'open') return skip(log, `${label} is ${pr.state}`);
+    if (!payload.rerun && payload.headSha && payload.headSha !== pr.head.sha) return skip(log, `${label} moved on to ${pr.head.sha.slice(0, 7)}; that push has its own job`);
+    const headSha = pr.head.sha;
+    const fromFork = pr.head.repo?.full_name !== pr.base.repo.full_name;
 
-  await publisher.start();
-  const source = githubPullRequestSource(octokit, { owner, repo, number, baseSha: pr.base.sha, headSha, fromFork }, { workRoot: deps.workRoot });
-  // One tenant: its dependency environments and its caches are never another repository's.
-  const tenant = `${payload.installationId}/${owner}/${repo}`;
-  try {
+    // The one publisher (shared with the Action): crashprobe's check run on this head, created or taken up again
+    // (a re-run, or a job restarted after a kill, reuses it), the review reconciled, the check run completed.
+    ledger = await jobLedger(deps.backend, `${owner}/${repo}`, number);
+    publisher = publisherFor(number, headSha, ledger);
+
+    let config: CrashprobeConfig;
+    try {
+      config = await loadConfig(octokit, owner, repo);
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      // The maintainer must fix the file; a review by other rules would mislead, so only the check run says so.
+      stillMine(context);
+      await publisher.conclude(configErrorOutcome(error));
+      log.warn(`${label}: ${error.message}`);
+      return 'config-error';
+    }
+    if (pr.draft && !config.drafts) return skip(log, `${label} is a draft (set \`drafts: true\` to review drafts)`);
+
+    stillMine(context);
+    await publisher.start();
+    source = githubPullRequestSource(octokit, { owner, repo, number, baseSha: pr.base.sha, headSha, fromFork }, { workRoot: deps.workRoot });
+    // One tenant: its dependency environments and its caches are never another repository's.
+    const tenant = `${payload.installationId}/${owner}/${repo}`;
     const { choice: harness, notes: dependencyNotes } = dependencyHarness(await chooseHarness(config, fromFork, deps, log), {
       config,
       repo: tenant,
@@ -123,7 +168,8 @@ export async function runReviewJob(job: Job, octokit: AppOctokit, deps: ReviewJo
       provision: deps.dependencies,
       harnessFor: (python) => deps.harness(config, log, python),
     });
-    const store = scopedStore(deps.state.verdicts, tenant);
+    cache = await deps.backend.cacheFor(tenant);
+    const store = cache.store;
     const auditOff = forkAuditOff(config, fromFork);
     const llm = auditOff ? undefined : deps.llm?.(config, log, store);
     let review = await deps.review(source, config, {
@@ -136,6 +182,8 @@ export async function runReviewJob(job: Job, octokit: AppOctokit, deps: ReviewJo
     });
     if (harness.refusal) review = refusedReview(review, harness.refusal);
     review = withDependencyNotes(review, dependencyNotes);
+    stillMine(context);
+    unposted = review;
     const report = await publisher.publish(review, await source.changedFiles(), config.max_inline_comments);
     const result = report.result;
     log.info(
@@ -147,13 +195,39 @@ export async function runReviewJob(job: Job, octokit: AppOctokit, deps: ReviewJo
     );
     return 'reviewed';
   } catch (error) {
-    // Out of retries, the check run must not spin forever, nor pass: it fails with the reason (fail closed).
-    const finalAttempt = !isRetryable(error) || job.attempts >= deps.state.maxAttempts;
-    if (finalAttempt) await publisher.conclude(failedOutcome((error as Error).message)).catch(() => undefined);
+    if (!context?.signal.aborted && isFinal(error)) await concludeFailed(error);
     throw error;
   } finally {
-    await source.dispose();
+    context?.signal.removeEventListener('abort', onAbort);
+    await Promise.all([
+      source?.dispose(),
+      cache?.flush().catch((error: Error) => log.warn(`saving the cache failed (${error.message}); the next review recomputes it`)),
+      ledger?.flush().catch((error: Error) => log.warn(`recording posted fingerprints failed (${error.message}); the comments on GitHub still dedupe`)),
+    ]);
   }
+}
+
+/**
+ * A conclusion run (Job.finalReason): the job ended without its worker saying so (the worker died
+ * on its last attempt, or the time limit passed), so only its check run is completed, as failed
+ * with the reason. Nothing is reviewed or posted on the pull request.
+ */
+export async function concludeFailedJob(job: Job, octokit: AppOctokit, deps: ReviewJobDeps, context?: JobContext): Promise<void> {
+  const payload = reviewJobSchema.parse(JSON.parse(job.payload));
+  const { owner, repo } = payload;
+  const log = context?.logger ?? deps.logger;
+  const number = payload.number ?? (await pullRequestOf(octokit, payload));
+  if (number === undefined) return;
+  const headSha =
+    payload.headSha ??
+    (await githubCall(`GET /repos/${owner}/${repo}/pulls/${number}`, () => octokit.rest.pulls.get({ owner, repo, pull_number: number }))).data.head.sha;
+  const publisher = reviewPublisher(
+    octokit,
+    { owner, repo, number, headSha },
+    { author: { login: deps.botLogin }, appId: deps.appId, checkRunId: job.checkRunId ?? undefined, logger: log },
+  );
+  await publisher.conclude(failedOutcome(job.finalReason ?? 'the review failed'));
+  log.warn(`${owner}/${repo}#${number}@${headSha.slice(0, 7)}: check run completed as failed: ${job.finalReason}`);
 }
 
 function skip(log: Logger, why: string): 'skipped' {

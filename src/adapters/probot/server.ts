@@ -1,57 +1,46 @@
 // The App as a web server, from its settings: a node http server in front of Probot's
-// middleware (so the webhook body is capped before it is buffered), the state file, the worker pool.
+// middleware (so the webhook body is capped before it is buffered), the operability endpoints
+// (/healthz, /readyz, /metrics), and, in the `both` role (`npm start`), the worker pool too.
+// The `web` role (`npm run web`) only records deliveries and queues their jobs.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { createNodeMiddleware, Probot } from 'probot';
-import { chooseHarness } from '../harness/choose.ts';
-import { appProvisioner } from '../env/app-provisioner.ts';
-import { llmClientFromEnv } from '../llm/from-env.ts';
-import { reviewPullRequest } from '../../core/review/review.ts';
-import { openState } from '../../store/state.ts';
-import crashprobeApp, { type CrashprobeApp } from './app.ts';
+import { createNodeMiddleware } from 'probot';
+import type { AppBackend } from '../../store/backend.ts';
+import type { CrashprobeApp } from './app.ts';
+import { answerHealth, closeServer } from './health.ts';
+import type { AppMetrics } from './metrics.ts';
+import { openRuntime, type RuntimeOptions } from './runtime.ts';
 import type { AppSettings } from './settings.ts';
 import { BodyTooLargeError, readCappedBody } from './webhook-body.ts';
 
-export async function startServer(settings: AppSettings): Promise<{ server: Server; app: CrashprobeApp; stop(): Promise<void> }> {
-  const state = openState(settings.statePath);
-  const probot = new Probot({
-    appId: settings.appId,
-    privateKey: settings.privateKey,
-    secret: settings.webhookSecret,
-    baseUrl: settings.baseUrl,
-    logLevel: settings.logLevel,
-  });
-  let app: CrashprobeApp | undefined;
-  const middleware = await createNodeMiddleware((loaded, options) => {
-    app = crashprobeApp(loaded, options, {
-      state,
-      review: reviewPullRequest,
-      // The harness needs python3 on the server; without it the review says so and goes on statically.
-      // Forks are decided in the job (harnessOffReason); here the harness is prepared with bubblewrap when PATH has it.
-      harness: (config, logger, python) =>
-        chooseHarness(config, { enabled: true, fromFork: false, python: python ?? settings.python, searchPath: settings.searchPath }, logger),
-      dependencies: settings.env && appProvisioner(settings.env, { python: settings.python, searchPath: settings.searchPath }),
-      concurrency: settings.concurrency,
-      reviewsPerHour: settings.reviewsPerHour,
-      llm: (config, logger, store) => {
-        const { client, warning } = llmClientFromEnv(settings.llmEnv, config.audit.model, { store, logger });
-        if (warning) logger.warn(warning);
-        return client;
-      },
-    });
-  }, { probot, webhooksPath: settings.webhookPath });
+export interface RunningServer {
+  server: Server;
+  app: CrashprobeApp;
+  backend: AppBackend;
+  metrics: AppMetrics;
+  /** Stops taking webhooks and jobs, lets running jobs finish within the grace, closes the database. */
+  stop(): Promise<void>;
+}
+
+export async function startServer(settings: AppSettings, options: RuntimeOptions & { role?: 'web' | 'both' } = {}): Promise<RunningServer> {
+  const runtime = await openRuntime(settings, options.role ?? 'both', options);
+  const { probot, backend, metrics } = runtime;
+  const middleware = await createNodeMiddleware((loaded) => void runtime.load(loaded), { probot, webhooksPath: settings.webhookPath });
+  let accepting = true;
+  const health = { ping: () => backend.ping(), metrics, accepting: () => accepting };
 
   const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
     if (request.method === 'GET' && request.url === '/ping') {
       response.writeHead(200).end('PONG');
       return;
     }
+    if (await answerHealth(request, response, health)) return;
     if (request.method === 'POST' && new URL(request.url ?? '/', 'http://app').pathname === settings.webhookPath) {
       try {
         (request as IncomingMessage & { body?: string }).body = await readCappedBody(request);
       } catch (error) {
-        // Never the payload in the log: only why it was refused.
+        // Never the payload in the log: only why it was refused, and which delivery.
         const tooLarge = error instanceof BodyTooLargeError;
-        probot.log.warn(`webhook refused: ${error instanceof Error ? error.message : String(error)}`);
+        probot.log.warn({ deliveryId: request.headers['x-github-delivery'] }, `webhook refused: ${error instanceof Error ? error.message : String(error)}`);
         response.writeHead(tooLarge ? 413 : 400, { connection: 'close' }).end(tooLarge ? 'payload too large\n' : 'bad request\n');
         return;
       }
@@ -60,7 +49,7 @@ export async function startServer(settings: AppSettings): Promise<{ server: Serv
   };
   const server = createServer((request, response) => {
     handle(request, response).catch((error: unknown) => {
-      probot.log.error(`webhook handling failed: ${error instanceof Error ? error.message : String(error)}`);
+      probot.log.error({ deliveryId: request.headers['x-github-delivery'] }, `webhook handling failed: ${error instanceof Error ? error.message : String(error)}`);
       if (!response.headersSent) response.writeHead(500).end();
     });
   });
@@ -68,16 +57,21 @@ export async function startServer(settings: AppSettings): Promise<{ server: Serv
     server.once('error', reject);
     server.listen(settings.port, settings.host, () => resolve());
   });
+  const app = runtime.app();
+  if (!app) throw new Error('Probot did not load the crashprobe app; this is a bug in crashprobe');
   return {
     server,
-    app: app!,
+    app,
+    backend,
+    metrics,
     async stop() {
-      await app?.stop();
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
-      state.close();
+      accepting = false;
+      // No new webhooks (a load balancer sees /readyz 503 and the closed port); answers in flight finish.
+      const closed = closeServer(server);
+      await app.stop();
+      await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, 2_000).unref())]);
+      server.closeAllConnections();
+      await backend.close();
     },
   };
 }

@@ -1,6 +1,7 @@
 // Everything the App takes from its environment, read once (by main.ts) into
 // one typed object; nothing downstream reads process.env.
 import { readFileSync } from 'node:fs';
+import os from 'node:os';
 import { readEnvSettings, type EnvSettings } from '../env/settings.ts';
 
 export interface AppSettings {
@@ -12,10 +13,16 @@ export interface AppSettings {
   webhookPath: string;
   /** GitHub's REST root: api.github.com, or `${GHE_PROTOCOL}://${GHE_HOST}/api/v3`. */
   baseUrl?: string;
-  /** The SQLite state file (deliveries, jobs, fingerprints, verdict cache). */
+  /** The SQLite state file (deliveries, jobs, fingerprints, verdict cache), used unless `databaseUrl` is set. */
   statePath: string;
-  /** Reviews run at once, at most. */
-  concurrency: number;
+  /** CRASHPROBE_DATABASE_URL: postgres://… puts the state in PostgreSQL (many replicas and workers); absent: the SQLite file. */
+  databaseUrl?: string;
+  /** CRASHPROBE_WORKERS (or the older CRASHPROBE_CONCURRENCY): reviews a worker process runs at once (default: the number of cores). */
+  workers: number;
+  /** CRASHPROBE_GRACE_SECONDS: how long a stop lets running reviews finish before handing them back (default 30 s). */
+  graceMs: number;
+  /** CRASHPROBE_JOB_TIMEOUT_MINUTES: a review's overall time limit from when it was queued, retries included (default 30). */
+  jobTimeoutMs: number;
   /** CRASHPROBE_REVIEWS_PER_HOUR: reviews one installation may queue per hour (default 120). */
   reviewsPerHour: number;
   logLevel: 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal';
@@ -63,8 +70,21 @@ export function readSettings(env: Env, readFile: (path: string) => string = (p) 
   const port = env.PORT ? Number(env.PORT) : 3000;
   if (!Number.isInteger(port) || port < 0 || port > 65535) problems.push(`PORT must be a port number, not "${env.PORT}"`);
 
-  const concurrency = env.CRASHPROBE_CONCURRENCY ? Number(env.CRASHPROBE_CONCURRENCY) : 2;
-  if (!Number.isInteger(concurrency) || concurrency < 1) problems.push(`CRASHPROBE_CONCURRENCY must be a whole number of 1 or more, not "${env.CRASHPROBE_CONCURRENCY}"`);
+  const workersName = env.CRASHPROBE_WORKERS ? 'CRASHPROBE_WORKERS' : 'CRASHPROBE_CONCURRENCY';
+  const workersText = env.CRASHPROBE_WORKERS || env.CRASHPROBE_CONCURRENCY;
+  const workers = workersText ? Number(workersText) : os.availableParallelism();
+  if (!Number.isInteger(workers) || workers < 1) problems.push(`${workersName} must be a whole number of 1 or more, not "${workersText}"`);
+
+  const graceSeconds = env.CRASHPROBE_GRACE_SECONDS ? Number(env.CRASHPROBE_GRACE_SECONDS) : 30;
+  if (!Number.isFinite(graceSeconds) || graceSeconds < 0) problems.push(`CRASHPROBE_GRACE_SECONDS must be a number of seconds (0 or more), not "${env.CRASHPROBE_GRACE_SECONDS}"`);
+
+  const timeoutMinutes = env.CRASHPROBE_JOB_TIMEOUT_MINUTES ? Number(env.CRASHPROBE_JOB_TIMEOUT_MINUTES) : 30;
+  if (!Number.isFinite(timeoutMinutes) || timeoutMinutes <= 0)
+    problems.push(`CRASHPROBE_JOB_TIMEOUT_MINUTES must be a number of minutes above 0, not "${env.CRASHPROBE_JOB_TIMEOUT_MINUTES}"`);
+
+  const databaseUrl = env.CRASHPROBE_DATABASE_URL || undefined;
+  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl))
+    problems.push('CRASHPROBE_DATABASE_URL must be a postgres:// or postgresql:// URL (unset it to keep the state in the SQLite file)');
 
   const reviewsPerHour = env.CRASHPROBE_REVIEWS_PER_HOUR ? Number(env.CRASHPROBE_REVIEWS_PER_HOUR) : 120;
   if (!Number.isInteger(reviewsPerHour) || reviewsPerHour < 1) problems.push(`CRASHPROBE_REVIEWS_PER_HOUR must be a whole number of 1 or more, not "${env.CRASHPROBE_REVIEWS_PER_HOUR}"`);
@@ -89,7 +109,10 @@ export function readSettings(env: Env, readFile: (path: string) => string = (p) 
     webhookPath: env.WEBHOOK_PATH || '/api/github/webhooks',
     baseUrl: env.GHE_HOST ? `${protocol}://${env.GHE_HOST}/api/v3` : undefined,
     statePath,
-    concurrency,
+    databaseUrl,
+    workers,
+    graceMs: Math.round(graceSeconds * 1000),
+    jobTimeoutMs: Math.round(timeoutMinutes * 60_000),
     reviewsPerHour,
     logLevel,
     python: env.CRASHPROBE_PYTHON || 'python3',

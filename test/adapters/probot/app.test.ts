@@ -1,6 +1,6 @@
 import nock from 'nock';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Review } from '../../../src/core/review/model.ts';
+import type { Review } from '../../../src/core/model/review.ts';
 import { API, comment, ORDERS_PATCH, sampleReview, withoutTimes } from '../github/fixtures.ts';
 import { createTestApp, nockJobStart, webhookExample, type TestApp } from './helpers.ts';
 
@@ -261,7 +261,7 @@ describe('crashprobe Probot app', () => {
   it('resumes a job that a killed process left running, and completes the check run it had started', async () => {
     const payload = openedPayload();
     const pr = payload.pull_request;
-    test = await createTestApp(async (source) => reviewFor(source.headSha), { concurrency: 1 });
+    test = await createTestApp(async (source) => reviewFor(source.headSha), { workers: 1 });
     await test.app.stop();
     // What a killed process leaves: a delivery, a running job owned by a process that is gone, its check run.
     test.state.admit('delivery-7', 'pull_request', {
@@ -283,7 +283,7 @@ describe('crashprobe Probot app', () => {
 
     // A restarted app on another host sees the lease and waits; here the lease has run out.
     test.state.db.prepare('UPDATE jobs SET lease_until = 0').run();
-    const restarted = await createTestApp(async (source) => reviewFor(source.headSha), { state: test.state, concurrency: 1 });
+    const restarted = await createTestApp(async (source) => reviewFor(source.headSha), { backend: test.backend, workers: 1 });
     await restarted.app.pool.idle();
     await new Promise((resolve) => setTimeout(resolve, 100));
     await restarted.app.pool.idle();
@@ -291,6 +291,122 @@ describe('crashprobe Probot app', () => {
 
     expect(restarted.reviews).toHaveLength(1);
     expect(test.state.jobs()[0]).toMatchObject({ status: 'done', attempts: 2, checkRunId: 904 });
+    expect(scope.isDone()).toBe(true);
+  });
+});
+
+describe('a GitHub outage, and process roles (issue 14)', () => {
+  it('leaves a completed check run saying why when GitHub answered 502 on every attempt; `reopened` then queues the failed head again', async () => {
+    const payload = openedPayload();
+    const pr = payload.pull_request;
+    test = await createTestApp(async (source) => reviewFor(source.headSha), { retryInMs: () => 0, backendOptions: { maxAttempts: 3 } });
+    let completion: any;
+    const scope = nock(API)
+      .post('/app/installations/1/access_tokens')
+      .reply(201, { token: 'installation-token', expires_at: new Date(Date.now() + 3_600_000).toISOString() })
+      .get('/app').reply(200, { id: 42, slug: 'crashprobe' })
+      .get(`${repo}/pulls/2`).times(3).reply(502, { message: 'Server Error' })
+      // Only the last attempt concludes, on the head the event named: GitHub answers again by then.
+      .get(`${repo}/commits/${pr.head.sha}/check-runs`).query(true).reply(200, { total_count: 0, check_runs: [] })
+      .post(`${repo}/check-runs`).reply(201, { id: 950 })
+      .patch(`${repo}/check-runs/950`, (body) => ((completion = body), true)).reply(200, { id: 950 });
+
+    await test.probot.receive({ id: 'delivery-502', name: 'pull_request', payload } as never);
+    await test.app.pool.idle();
+
+    expect(scope.isDone()).toBe(true);
+    expect(completion).toMatchObject({ status: 'completed', conclusion: 'failure', output: { title: 'crashprobe could not finish the review' } });
+    expect(completion.output.summary).toMatch(/GitHub GET \/repos\/Codertocat\/Hello-World\/pulls\/2 failed with 502/);
+    expect(test.state.jobs()[0]).toMatchObject({ status: 'failed', attempts: 3, checkRunId: 950 });
+
+    // GitHub is back: a `reopened` (or a re-run) must not be answered "already done".
+    const again = nock(API)
+      .get(`${repo}/pulls/2`).reply(200, pr)
+      .get(`${repo}/contents/.github%2Fcrashprobe.yml`).reply(404, { message: 'Not Found' })
+      .get(`/repos/${OWNER}/.github/contents/.github%2Fcrashprobe.yml`).reply(404, { message: 'Not Found' })
+      .get(`${repo}/pulls/2/files`).query(true).reply(200, [{ filename: 'shop/orders.py', status: 'modified', patch: ORDERS_PATCH }])
+      .get(`${repo}/pulls/2/comments`).query(true).reply(200, [])
+      .post(`${repo}/pulls/2/reviews`).reply(200, { id: 101 })
+      .get(`${repo}/issues/2/comments`).query(true).reply(200, [])
+      .post(`${repo}/issues/2/comments`).reply(201, { id: 6 })
+      // The failed check run of this head is taken up again and completed with the review.
+      .patch(`${repo}/check-runs/950`, (body) => body.conclusion === 'failure' || body.conclusion === 'success' || body.conclusion === 'neutral').reply(200, { id: 950 });
+    await test.probot.receive({ id: 'delivery-reopened', name: 'pull_request', payload: { ...payload, action: 'reopened' } } as never);
+    await test.app.pool.idle();
+    expect(test.reviews).toHaveLength(1);
+    expect(test.state.jobs()).toMatchObject([{ status: 'done', attempts: 1, deliveryId: 'delivery-reopened' }]);
+    expect(again.pendingMocks()).toEqual([]);
+  });
+
+  it('says in the failed check run that the review was made but not posted, with what it found, when posting it met 502', async () => {
+    const payload = openedPayload();
+    const pr = payload.pull_request;
+    test = await createTestApp(async (source) => reviewFor(source.headSha), { backendOptions: { maxAttempts: 1 } });
+    let completion: any;
+    const scope = nockJobStart(pr)
+      .get(`${repo}/commits/${pr.head.sha}/check-runs`).query(true).reply(200, { total_count: 0, check_runs: [] })
+      .post(`${repo}/check-runs`).reply(201, { id: 970 })
+      .get(`${repo}/pulls/2/files`).query(true).reply(200, [{ filename: 'shop/orders.py', status: 'modified', patch: ORDERS_PATCH }])
+      .get(`${repo}/pulls/2/comments`).query(true).reply(200, [])
+      .post(`${repo}/pulls/2/reviews`).reply(502, { message: 'Server Error' })
+      .patch(`${repo}/check-runs/970`, (body) => ((completion = body), true)).reply(200, { id: 970 });
+
+    await test.probot.receive({ id: 'delivery-post-502', name: 'pull_request', payload } as never);
+    await test.app.pool.idle();
+
+    expect(scope.isDone()).toBe(true);
+    expect(completion).toMatchObject({ status: 'completed', conclusion: 'failure', output: { title: 'crashprobe could not post its review' } });
+    expect(completion.output.summary).toMatch(/^GitHub POST \/repos\/Codertocat\/Hello-World\/pulls\/2\/reviews failed with 502/);
+    expect(completion.output.summary).toContain(reviewFor(pr.head.sha).checkSummary);
+  });
+
+  it('completes the check run as failed, saying why, when the worker died on the last attempt', async () => {
+    const payload = openedPayload();
+    const pr = payload.pull_request;
+    test = await createTestApp(async (source) => reviewFor(source.headSha), { role: 'web', backendOptions: { maxAttempts: 1 } });
+    await test.probot.receive({ id: 'delivery-killed', name: 'pull_request', payload } as never);
+    // Its only attempt: a worker that then died (kill -9, lost host).
+    const job = test.state.claim('lost-host:1:x', 60_000)!;
+    test.state.setCheckRun(job.id, 960);
+    test.state.db.prepare('UPDATE jobs SET lease_until = 0').run();
+    let completion: any;
+    const scope = nock(API)
+      .post('/app/installations/1/access_tokens')
+      .reply(201, { token: 'installation-token', expires_at: new Date(Date.now() + 3_600_000).toISOString() })
+      .get('/app').reply(200, { id: 42, slug: 'crashprobe' })
+      .patch(`${repo}/check-runs/960`, (body) => ((completion = body), true)).reply(200, { id: 960 });
+    const worker = await createTestApp(async (source) => reviewFor(source.headSha), { role: 'worker', backend: test.backend });
+    const deadline = Date.now() + 5000;
+    while (test.state.jobs()[0]?.status !== 'failed' && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    await worker.app.pool.idle();
+    await worker.close();
+    expect(worker.reviews).toHaveLength(0);
+    expect(completion).toMatchObject({ status: 'completed', conclusion: 'failure' });
+    expect(completion.output.summary).toMatch(/its worker stopped 1 time\(s\) before finishing/);
+    expect(test.state.jobs()[0]).toMatchObject({ status: 'failed', lastError: 'its worker stopped 1 time(s) before finishing' });
+    expect(scope.isDone()).toBe(true);
+    expect(pr.number).toBe(2);
+  });
+
+  it('splits into a web process that only queues and a worker process that only runs jobs', async () => {
+    const payload = openedPayload();
+    const pr = payload.pull_request;
+    pr.draft = true;
+    test = await createTestApp(async (source) => reviewFor(source.headSha), { role: 'web' });
+    expect(test.app.pool).toBeUndefined();
+    await test.probot.receive({ id: 'delivery-web', name: 'pull_request', payload } as never);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(test.state.jobs()).toMatchObject([{ status: 'pending', deliveryId: 'delivery-web' }]);
+
+    const scope = nockJobStart(pr);
+    const worker = await createTestApp(async () => reviewFor(pr.head.sha), { role: 'worker', backend: test.backend });
+    // A worker registers no webhook handler: a delivery sent to it queues nothing.
+    await worker.probot.receive({ id: 'delivery-to-worker', name: 'pull_request', payload: { ...payload, number: 99 } } as never);
+    const deadline = Date.now() + 5000;
+    while (test.state.jobs()[0]?.status !== 'done' && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    await worker.app.pool.idle();
+    await worker.close();
+    expect(test.state.jobs()).toMatchObject([{ status: 'done', deliveryId: 'delivery-web' }]);
     expect(scope.isDone()).toBe(true);
   });
 });

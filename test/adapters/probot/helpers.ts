@@ -7,8 +7,11 @@ import examples from '@octokit/webhooks-examples';
 import nock from 'nock';
 import { Probot, ProbotOctokit } from 'probot';
 import crashprobeApp, { type AppDeps, type CrashprobeApp } from '../../../src/adapters/probot/app.ts';
+import type { WorkerPool } from '../../../src/adapters/probot/worker-pool.ts';
 import type { ReviewFunction } from '../../../src/adapters/probot/review-job.ts';
-import { openState, type CrashprobeState } from '../../../src/store/state.ts';
+import type { CrashprobeState } from '../../../src/store/state.ts';
+import type { BackendOptions } from '../../../src/store/backend.ts';
+import { openSqliteBackend, type SqliteBackend } from '../../../src/store/sqlite/sqlite-backend.ts';
 import { API } from '../github/fixtures.ts';
 
 export const PRIVATE_KEY = generateKeyPairSync('rsa', {
@@ -27,16 +30,23 @@ export function webhookExample<T = Record<string, any>>(event: string, action: s
 
 export interface TestApp {
   probot: Probot;
-  app: CrashprobeApp;
+  /** A web+worker app: its pool is there. */
+  app: CrashprobeApp & { pool: WorkerPool };
+  backend: SqliteBackend;
+  /** The backend's SQLite state, read synchronously by the tests. */
   state: CrashprobeState;
   reviews: Parameters<ReviewFunction>[];
   harnessAsked: number;
   close(): Promise<void>;
 }
 
-export async function createTestApp(review: ReviewFunction, overrides: Partial<AppDeps> = {}): Promise<TestApp> {
+export async function createTestApp(
+  review: ReviewFunction,
+  { backendOptions, ...overrides }: Partial<Omit<AppDeps, 'backend'>> & { backend?: SqliteBackend; backendOptions?: BackendOptions } = {},
+): Promise<TestApp> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'crashprobe-app-'));
-  const state = overrides.state ?? openState(path.join(dir, 'state.db'));
+  const backend = overrides.backend ?? openSqliteBackend(path.join(dir, 'state.db'), backendOptions);
+  const state = backend.state;
   const probot = new Probot({
     appId: 42,
     privateKey: PRIVATE_KEY,
@@ -46,18 +56,19 @@ export async function createTestApp(review: ReviewFunction, overrides: Partial<A
   });
   const test: TestApp = {
     probot,
+    backend,
     state,
     reviews: [],
     harnessAsked: 0,
-    app: undefined as unknown as CrashprobeApp,
+    app: undefined as unknown as TestApp['app'],
     async close() {
       await test.app.stop();
-      if (!overrides.state) state.close();
+      if (!overrides.backend) await backend.close();
       await rm(dir, { recursive: true, force: true });
     },
   };
   test.app = crashprobeApp(probot, undefined, {
-    state,
+    backend,
     review: async (...args) => {
       test.reviews.push(args);
       return review(...args);
@@ -66,11 +77,11 @@ export async function createTestApp(review: ReviewFunction, overrides: Partial<A
       test.harnessAsked += 1;
       return { harness: { run: async () => ({ scenarios: [], errors: [] }) as never } };
     },
-    concurrency: 2,
+    workers: 2,
     pollMs: 20,
     workRoot: dir,
     ...overrides,
-  });
+  }) as TestApp['app'];
   return test;
 }
 

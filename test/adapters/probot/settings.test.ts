@@ -1,3 +1,4 @@
+import os from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { readSettings, SettingsError } from '../../../src/adapters/probot/settings.ts';
 import { PRIVATE_KEY } from './helpers.ts';
@@ -34,14 +35,36 @@ describe('readSettings', () => {
       port: 4000,
       baseUrl: 'https://github.example.com/api/v3',
       statePath: '/var/lib/crashprobe/state.db',
-      concurrency: 4,
+      // The older CRASHPROBE_CONCURRENCY still sets the workers.
+      workers: 4,
       webhookPath: '/api/github/webhooks',
     });
   });
 
   it('defaults the state file under the working folder and reads the key from PRIVATE_KEY_PATH', () => {
     const settings = readSettings({ APP_ID: '1', PRIVATE_KEY_PATH: '/keys/app.pem', WEBHOOK_SECRET: 's' }, () => PRIVATE_KEY);
-    expect(settings).toMatchObject({ statePath: './.crashprobe/state.db', port: 3000, baseUrl: undefined, concurrency: 2 });
+    expect(settings).toMatchObject({ statePath: './.crashprobe/state.db', port: 3000, baseUrl: undefined, workers: os.availableParallelism() });
+    // Without CRASHPROBE_DATABASE_URL the state stays in the SQLite file.
+    expect(settings).toMatchObject({ databaseUrl: undefined, graceMs: 30_000, jobTimeoutMs: 30 * 60_000 });
+  });
+
+  it('reads the scale-out settings: PostgreSQL, workers, the grace and the job time limit (issue 14)', () => {
+    const base = { APP_ID: '1', PRIVATE_KEY: PRIVATE_KEY, WEBHOOK_SECRET: 's' };
+    const settings = readSettings({
+      ...base,
+      CRASHPROBE_DATABASE_URL: 'postgres://crashprobe@db:5432/crashprobe',
+      CRASHPROBE_WORKERS: '8',
+      CRASHPROBE_CONCURRENCY: '2',
+      CRASHPROBE_GRACE_SECONDS: '12.5',
+      CRASHPROBE_JOB_TIMEOUT_MINUTES: '45',
+    });
+    expect(settings).toMatchObject({ databaseUrl: 'postgres://crashprobe@db:5432/crashprobe', workers: 8, graceMs: 12_500, jobTimeoutMs: 45 * 60_000 });
+    expect(() =>
+      readSettings({ ...base, CRASHPROBE_DATABASE_URL: 'mysql://x', CRASHPROBE_WORKERS: '0', CRASHPROBE_GRACE_SECONDS: '-1', CRASHPROBE_JOB_TIMEOUT_MINUTES: 'soon' }),
+    ).toThrow(
+      'crashprobe cannot start: CRASHPROBE_WORKERS must be a whole number of 1 or more, not "0"; CRASHPROBE_GRACE_SECONDS must be a number of seconds (0 or more), not "-1"; ' +
+        'CRASHPROBE_JOB_TIMEOUT_MINUTES must be a number of minutes above 0, not "soon"; CRASHPROBE_DATABASE_URL must be a postgres:// or postgresql:// URL (unset it to keep the state in the SQLite file)',
+    );
   });
 
   it('names every missing or wrong variable at once', () => {

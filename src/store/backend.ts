@@ -1,0 +1,157 @@
+// The App's durable state behind one async interface, with two implementations: SQLite (one
+// file, zero setup, one machine: sqlite/) and PostgreSQL (many web replicas and workers on many
+// hosts: postgres/, pg-boss dispatching the jobs). test/store/backend.contract.ts holds both to
+// the same promises.
+import type { Store } from '../core/ports.ts';
+
+/** `cancelled`: superseded by a newer push to the same pull request before it ran. */
+export type JobStatus = 'pending' | 'running' | 'done' | 'failed' | 'cancelled';
+export const JOB_STATUSES: readonly JobStatus[] = ['pending', 'running', 'done', 'failed', 'cancelled'];
+
+export interface Job {
+  id: number;
+  /** Idempotency key: one job per key (e.g. owner/repo#7@headSha) runs to completion, unless it failed and is asked again. */
+  key: string;
+  /** Jobs of one lane (a pull request) never run side by side. */
+  lane: string | null;
+  payload: string;
+  status: JobStatus;
+  attempts: number;
+  /** Who holds the lease (host:pid:random); the lease, not the pid, decides whether it still holds it. */
+  owner: string | null;
+  leaseUntil: number | null;
+  /** Not claimed before this time (ms): a retry's back-off. */
+  runAfter: number;
+  /** The job concludes failed once this time (ms) passes, however many attempts remain. */
+  deadline: number;
+  checkRunId: number | null;
+  lastError: string | null;
+  /** The X-GitHub-Delivery that queued it (or queued it again), for the logs. */
+  deliveryId: string | null;
+  /** When it was queued (or queued again): the start of delivery-to-review latency. */
+  queuedAt: number;
+  /**
+   * Set when the job ended without its worker saying so (the worker died on its last attempt, or the
+   * time limit passed while it waited or its worker was gone): the claim is then a conclusion run,
+   * in which a worker only completes the check run as failed with this reason, then fails the job.
+   */
+  finalReason: string | null;
+}
+
+export interface JobInput {
+  key: string;
+  payload: unknown;
+  lane?: string;
+  /**
+   * A push: the keys of the jobs of the heads it replaced (a `synchronize` names the head it moved on from,
+   * `before`). Those still pending in the same lane, if `supersedable`, are cancelled. Named, not "every other
+   * job of the lane": deliveries can arrive out of order, and an older head's must never cancel a newer one's.
+   */
+  supersedes?: readonly string[];
+  /** May be cancelled by a later push's `supersedes` (a push's review; not a re-run someone asked for). */
+  supersedable?: boolean;
+}
+
+/** Reviews one installation may queue per hour (issue 9, requirement 10). Counted on `payload.installationId`. */
+export interface RateLimit {
+  installationId: number;
+  perHour: number;
+}
+
+/**
+ * 'duplicate': the delivery id was seen before, nothing queued. 'exists': a job with this key is
+ * pending, running or done. 'requeued': its job had failed (or was cancelled) and runs again.
+ */
+export type Admission = 'duplicate' | 'exists' | 'queued' | 'requeued' | 'ignored' | 'rate-limited';
+
+export interface AdmitResult {
+  outcome: Admission;
+  job?: Job;
+  /** Keys of the pending jobs this admission cancelled (supersede). */
+  superseded: string[];
+}
+
+export interface FailOptions {
+  retryable: boolean;
+  /** When to try again (ms from now); the backend's back-off when absent. */
+  retryInMs?: number;
+}
+
+/** The fingerprints crashprobe posted on pull requests, durable across replicas. */
+export interface AsyncFingerprintLedger {
+  posted(repository: string, number: number): Promise<Set<string>>;
+  record(repository: string, number: number, headSha: string, fingerprints: readonly string[]): Promise<void>;
+}
+
+/**
+ * One job's view of the verdict/LLM cache: the core's Store port is synchronous, so PostgreSQL
+ * loads the tenant's entries when the job starts and `flush` writes the changed ones back when it
+ * ends (write-behind per job; it is a cache, a lost write only costs a re-run). SQLite writes through.
+ */
+export interface JobCache {
+  store: Store;
+  flush(): Promise<void>;
+}
+
+export type JobCounts = Record<JobStatus, number>;
+
+export interface AppBackend {
+  readonly kind: 'sqlite' | 'postgres';
+  /** Attempts before a retryable failure becomes final (a worker that died counts as one). */
+  readonly maxAttempts: number;
+  /** A delivery recorded and its job queued in one transaction. */
+  admit(deliveryId: string, event: string, job?: JobInput, limit?: RateLimit): Promise<AdmitResult>;
+  /**
+   * The oldest ready job whose lane is free, leased to `owner` for `leaseMs`. Jobs whose lease ran
+   * out are taken over; out of attempts or past their deadline, they come back once with
+   * `finalReason` (a conclusion run), and are failed when that run's lease runs out too.
+   */
+  claim(owner: string, leaseMs: number): Promise<Job | undefined>;
+  /** Extends the lease; false when the job is no longer this owner's (lease lost, cancelled, timed out). */
+  heartbeat(id: number, owner: string, leaseMs: number): Promise<boolean>;
+  complete(id: number, owner: string): Promise<void>;
+  /** Pending again after the back-off while attempts remain and it is retryable and before its deadline; else (and always for a conclusion run) failed. */
+  fail(id: number, owner: string, error: string, options: FailOptions): Promise<JobStatus>;
+  /** Hands a job back at once (graceful stop): pending, the attempt not counted, claimable by any worker now. */
+  release(id: number, owner: string): Promise<void>;
+  /** Remembers the check run a job created, so a restarted job completes it instead of creating another. */
+  setCheckRun(id: number, checkRunId: number): Promise<void>;
+  job(id: number): Promise<Job | undefined>;
+  jobByKey(key: string): Promise<Job | undefined>;
+  jobs(status?: JobStatus): Promise<Job[]>;
+  /** Jobs by status (metrics: queue depth = pending). */
+  counts(): Promise<JobCounts>;
+  readonly fingerprints: AsyncFingerprintLedger;
+  /** The cache of one tenant (`scopedStore`'s scope), for one job. */
+  cacheFor(scope: string): Promise<JobCache>;
+  /** Throws when the database cannot be reached (/readyz). */
+  ping(): Promise<void>;
+  /** Forgets deliveries and finished jobs older than `ageMs`. */
+  prune(ageMs: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface BackendOptions {
+  /** postgres://… selects PostgreSQL; absent: SQLite at `statePath`. */
+  databaseUrl?: string;
+  /** The SQLite file (default ./.crashprobe/state.db). */
+  statePath?: string;
+  maxAttempts?: number;
+  /** A job's overall time limit, from when it was queued (default 30 minutes). */
+  jobTimeoutMs?: number;
+  /** Back-off before retry number `attempt` (1-based) when the error names none. */
+  retryDelayMs?: (attempt: number) => number;
+  /** Tests: a fake clock (SQLite only; PostgreSQL uses its own clock for pg-boss and Date.now for leases). */
+  now?: () => number;
+}
+
+export const DEFAULT_JOB_TIMEOUT_MS = 30 * 60_000;
+export const DEFAULT_MAX_ATTEMPTS = 6;
+const HOUR_MS = 3_600_000;
+export { HOUR_MS };
+
+/** 30 s, 1, 2, 4, 8 min… each with up to +50 % jitter, so retries span a realistic GitHub outage. */
+export function defaultRetryDelayMs(attempt: number, random: () => number = Math.random): number {
+  const base = 30_000 * 2 ** Math.max(0, Math.min(attempt - 1, 6));
+  return Math.round(base * (1 + random() / 2));
+}

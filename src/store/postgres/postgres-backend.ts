@@ -1,0 +1,504 @@
+// The backend for many web replicas and workers on many hosts: PostgreSQL through `pg`, the jobs
+// dispatched by pg-boss (delayed start for back-off, SKIP LOCKED fetch across hosts, cancel,
+// retention). pg-boss 10 has no heartbeat and its singleton policy stalls the whole queue behind
+// a busy key, so lanes, leases and deadlines are kept in crashprobe.jobs: a job gets its pg-boss
+// job only when its lane is free (at most one dispatched job per lane), and every change of a
+// lane happens under that lane's advisory lock, in one transaction with the pg-boss call.
+import pg from 'pg';
+import PgBoss from 'pg-boss';
+import { scopedStore, type Store } from '../../core/ports.ts';
+import {
+  DEFAULT_JOB_TIMEOUT_MS,
+  DEFAULT_MAX_ATTEMPTS,
+  HOUR_MS,
+  JOB_STATUSES,
+  defaultRetryDelayMs,
+  type AdmitResult,
+  type AppBackend,
+  type BackendOptions,
+  type FailOptions,
+  type Job,
+  type JobCache,
+  type JobCounts,
+  type JobInput,
+  type JobStatus,
+  type RateLimit,
+} from '../backend.ts';
+import { timeLimitMessage } from '../state.ts';
+import { BOSS_SCHEMA, CREATE_TABLES, QUEUE, SCHEMA } from './schema.ts';
+
+type Client = pg.PoolClient;
+
+interface JobRow {
+  id: string;
+  key: string;
+  lane: string | null;
+  payload: string;
+  status: JobStatus;
+  attempts: number;
+  owner: string | null;
+  lease_until: string | null;
+  run_after: string;
+  deadline: string;
+  check_run_id: string | null;
+  last_error: string | null;
+  delivery_id: string | null;
+  final_reason: string | null;
+  boss_id: string | null;
+}
+
+function toJob(row: JobRow, jobTimeoutMs: number): Job {
+  return {
+    id: Number(row.id),
+    key: row.key,
+    lane: row.lane,
+    payload: row.payload,
+    status: row.status,
+    attempts: row.attempts,
+    owner: row.owner,
+    leaseUntil: row.lease_until === null ? null : Number(row.lease_until),
+    runAfter: Number(row.run_after),
+    deadline: Number(row.deadline),
+    checkRunId: row.check_run_id === null ? null : Number(row.check_run_id),
+    lastError: row.last_error,
+    deliveryId: row.delivery_id,
+    queuedAt: Number(row.deadline) - jobTimeoutMs,
+    finalReason: row.final_reason,
+  };
+}
+
+const hex = (text: string) => Buffer.from(text, 'utf8').toString('hex');
+
+/** The key prefix scopedStore gives a scope, learnt from scopedStore itself so the two never drift apart. */
+function prefixOf(scope: string): string {
+  let seen = '';
+  scopedStore({ get: (key) => ((seen = key), undefined), set: () => {} }, scope).get('');
+  return seen;
+}
+
+export class PostgresBackend implements AppBackend {
+  readonly kind = 'postgres' as const;
+  readonly maxAttempts: number;
+  private readonly jobTimeoutMs: number;
+  private readonly retryDelayMs: (attempt: number) => number;
+  private readonly now: () => number;
+  private orphansCheckedAt = 0;
+
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly boss: PgBoss,
+    options: BackendOptions,
+  ) {
+    this.maxAttempts = options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
+    this.jobTimeoutMs = options.jobTimeoutMs ?? DEFAULT_JOB_TIMEOUT_MS;
+    this.retryDelayMs = options.retryDelayMs ?? defaultRetryDelayMs;
+    this.now = options.now ?? Date.now;
+  }
+
+  private async transaction<T>(work: (client: Client) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      const result = await work(client);
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
+  /** pg-boss runs its statement on our client, inside our transaction. */
+  private static db(client: Client): PgBoss.Db {
+    return { executeSql: (text, values) => client.query(text, values) };
+  }
+
+  private static async lockLane(client: Client, lane: string | null): Promise<void> {
+    if (lane !== null) await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`crashprobe lane ${lane}`]);
+  }
+
+  /**
+   * Gives the lane's next pending job its pg-boss job when nothing of the lane is dispatched or
+   * running. A job without a lane is dispatched at once.
+   */
+  private async dispatch(client: Client, lane: string | null, jobId?: number): Promise<void> {
+    let row: JobRow | undefined;
+    if (lane === null) {
+      row = (await client.query<JobRow>(`SELECT * FROM ${SCHEMA}.jobs WHERE id = $1 AND status = 'pending' AND boss_id IS NULL`, [jobId])).rows[0];
+    } else {
+      const busy = await client.query(
+        `SELECT 1 FROM ${SCHEMA}.jobs WHERE lane = $1 AND (status = 'running' OR (status = 'pending' AND boss_id IS NOT NULL)) LIMIT 1`,
+        [lane],
+      );
+      if (busy.rowCount) return;
+      row = (await client.query<JobRow>(`SELECT * FROM ${SCHEMA}.jobs WHERE lane = $1 AND status = 'pending' ORDER BY id LIMIT 1`, [lane])).rows[0];
+    }
+    if (!row) return;
+    const bossId = await this.boss.send(
+      QUEUE,
+      { jobId: Number(row.id) },
+      {
+        db: PostgresBackend.db(client),
+        startAfter: new Date(Math.max(Number(row.run_after), this.now())),
+        // Retries and expiry are crashprobe's (lease, deadline): pg-boss never re-dispatches on its own.
+        retryLimit: 0,
+        expireInSeconds: Math.ceil(this.jobTimeoutMs / 1000) + 3600,
+      },
+    );
+    await client.query(`UPDATE ${SCHEMA}.jobs SET boss_id = $2, updated_at = $3 WHERE id = $1`, [row.id, bossId, this.now()]);
+  }
+
+  async admit(deliveryId: string, event: string, job?: JobInput, limit?: RateLimit): Promise<AdmitResult> {
+    return this.transaction(async (client) => {
+      const now = this.now();
+      const delivery = await client.query(`INSERT INTO ${SCHEMA}.deliveries (id, event, received_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`, [
+        deliveryId,
+        event,
+        now,
+      ]);
+      if (delivery.rowCount !== 1) return { outcome: 'duplicate', superseded: [] };
+      if (!job) return { outcome: 'ignored', superseded: [] };
+      const lane = job.lane ?? null;
+      await PostgresBackend.lockLane(client, lane);
+      // Two replicas admitting the same key at once: the key's lock orders them.
+      await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`crashprobe key ${job.key}`]);
+      const existing = (await client.query<JobRow>(`SELECT * FROM ${SCHEMA}.jobs WHERE key = $1`, [job.key])).rows[0];
+      if (existing && existing.status !== 'failed' && existing.status !== 'cancelled') return { outcome: 'exists', job: toJob(existing, this.jobTimeoutMs), superseded: [] };
+      if (!existing && limit) {
+        const { rows } = await client.query<{ n: string }>(`SELECT count(*) AS n FROM ${SCHEMA}.jobs WHERE installation_id = $1 AND created_at >= $2`, [
+          limit.installationId,
+          now - HOUR_MS,
+        ]);
+        if (Number(rows[0]!.n) >= limit.perHour) return { outcome: 'rate-limited', superseded: [] };
+      }
+      const superseded: string[] = [];
+      if (job.supersedes?.length && lane !== null) {
+        const cancelled = await client.query<{ key: string; boss_id: string | null }>(
+          `UPDATE ${SCHEMA}.jobs SET status = 'cancelled', last_error = $3, updated_at = $4
+           WHERE lane = $1 AND key != $2 AND key = ANY($5::text[]) AND status = 'pending' AND supersedable RETURNING key, boss_id`,
+          [lane, job.key, `superseded by ${job.key}`, now, [...job.supersedes]],
+        );
+        const bossIds = cancelled.rows.flatMap((row) => (row.boss_id ? [row.boss_id] : []));
+        if (bossIds.length) await this.boss.cancel(QUEUE, bossIds, { db: PostgresBackend.db(client) });
+        superseded.push(...cancelled.rows.map((row) => row.key));
+      }
+      let row: JobRow;
+      if (existing) {
+        row = (
+          await client.query<JobRow>(
+            `UPDATE ${SCHEMA}.jobs SET status = 'pending', attempts = 0, owner = NULL, lease_until = NULL, run_after = 0, deadline = $2,
+               last_error = NULL, final_reason = NULL, delivery_id = $3, boss_id = NULL, updated_at = $4 WHERE id = $1 RETURNING *`,
+            [existing.id, now + this.jobTimeoutMs, deliveryId, now],
+          )
+        ).rows[0]!;
+      } else {
+        const installationId = (job.payload as { installationId?: unknown } | null)?.installationId;
+        row = (
+          await client.query<JobRow>(
+            `INSERT INTO ${SCHEMA}.jobs (key, lane, payload, installation_id, deadline, delivery_id, supersedable, created_at, updated_at)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8) RETURNING *`,
+            [job.key, lane, JSON.stringify(job.payload), typeof installationId === 'number' ? installationId : null, now + this.jobTimeoutMs, deliveryId, Boolean(job.supersedable), now],
+          )
+        ).rows[0]!;
+      }
+      await this.dispatch(client, lane, Number(row.id));
+      const admitted = (await client.query<JobRow>(`SELECT * FROM ${SCHEMA}.jobs WHERE id = $1`, [row.id])).rows[0]!;
+      return { outcome: existing ? 'requeued' : 'queued', job: toJob(admitted, this.jobTimeoutMs), superseded };
+    });
+  }
+
+  /**
+   * Jobs whose worker stopped heartbeating, and jobs past their deadline: taken over; out of attempts
+   * or time, given back once as a conclusion run (finalReason); a conclusion run whose worker died too: failed.
+   */
+  private async reap(): Promise<void> {
+    const now = this.now();
+    const { rows } = await this.pool.query<{ id: string }>(
+      `SELECT id FROM ${SCHEMA}.jobs WHERE (status = 'running' AND lease_until < $1) OR (status = 'pending' AND deadline < $1 AND final_reason IS NULL)`,
+      [now],
+    );
+    for (const { id } of rows) {
+      await this.transaction(async (client) => {
+        const lane = (await client.query<{ lane: string | null }>(`SELECT lane FROM ${SCHEMA}.jobs WHERE id = $1`, [id])).rows[0]?.lane ?? null;
+        await PostgresBackend.lockLane(client, lane);
+        const job = (await client.query<JobRow>(`SELECT * FROM ${SCHEMA}.jobs WHERE id = $1 FOR UPDATE`, [id])).rows[0];
+        if (!job) return;
+        const expired = job.status === 'running' && Number(job.lease_until) < now;
+        const late = job.final_reason === null && Number(job.deadline) < now && (job.status === 'pending' || expired);
+        if (!late && !expired) return;
+        if (job.final_reason !== null) {
+          await this.finish(client, job, 'failed', job.final_reason);
+        } else {
+          const finalReason = late
+            ? timeLimitMessage(this.jobTimeoutMs)
+            : job.attempts >= this.maxAttempts
+              ? `${job.last_error ? `${job.last_error}; then ` : ''}its worker stopped ${job.attempts} time(s) before finishing`
+              : null;
+          // Taken over (or given to a conclusion run): the attempt's pg-boss job is done with; a fresh one dispatches it now.
+          await client.query(
+            `UPDATE ${SCHEMA}.jobs SET status = 'pending', owner = NULL, lease_until = NULL, run_after = 0, boss_id = NULL, final_reason = $3, updated_at = $2 WHERE id = $1`,
+            [id, now, finalReason],
+          );
+          const db = PostgresBackend.db(client);
+          if (job.boss_id && job.status === 'running') await this.boss.complete(QUEUE, job.boss_id, { db });
+          else if (job.boss_id) await this.boss.cancel(QUEUE, job.boss_id, { db });
+        }
+        await this.dispatch(client, job.lane, Number(job.id));
+      });
+    }
+  }
+
+  /** A job ends (done, failed): its pg-boss job too, in the same transaction. */
+  private async finish(client: Client, job: JobRow, status: 'done' | 'failed', error: string | null): Promise<void> {
+    await client.query(`UPDATE ${SCHEMA}.jobs SET status = $2, owner = NULL, lease_until = NULL, last_error = $3, updated_at = $4 WHERE id = $1`, [
+      job.id,
+      status,
+      error,
+      this.now(),
+    ]);
+    if (!job.boss_id) return;
+    const db = PostgresBackend.db(client);
+    if (status === 'done') await this.boss.complete(QUEUE, job.boss_id, { db });
+    else if (job.status === 'pending') await this.boss.cancel(QUEUE, job.boss_id, { db });
+    else await this.boss.fail(QUEUE, job.boss_id, { error }, { db });
+  }
+
+  /**
+   * A process that died between pg-boss's fetch and our claim leaves a pending job whose pg-boss job is
+   * active: it would hold its lane for ever. Such jobs (pending a minute after dispatch) are dispatched again.
+   */
+  private async redispatchOrphans(): Promise<void> {
+    const { rows } = await this.pool.query<JobRow>(
+      `SELECT * FROM ${SCHEMA}.jobs WHERE status = 'pending' AND boss_id IS NOT NULL AND updated_at < $1 AND run_after < $1 ORDER BY id LIMIT 20`,
+      [this.now() - 60_000],
+    );
+    for (const job of rows) {
+      const dispatched = await this.boss.getJobById(QUEUE, job.boss_id!);
+      if (dispatched && dispatched.state !== 'active') continue;
+      await this.transaction(async (client) => {
+        await PostgresBackend.lockLane(client, job.lane);
+        const taken = await client.query(`UPDATE ${SCHEMA}.jobs SET boss_id = NULL, updated_at = $3 WHERE id = $1 AND boss_id = $2 AND status = 'pending'`, [
+          job.id,
+          job.boss_id,
+          this.now(),
+        ]);
+        if (!taken.rowCount) return;
+        if (dispatched) await this.boss.complete(QUEUE, job.boss_id!, { db: PostgresBackend.db(client) });
+        await this.dispatch(client, job.lane, Number(job.id));
+      });
+    }
+  }
+
+  async claim(owner: string, leaseMs: number): Promise<Job | undefined> {
+    await this.reap();
+    if (this.now() - this.orphansCheckedAt > 30_000) {
+      this.orphansCheckedAt = this.now();
+      await this.redispatchOrphans();
+    }
+    // A fetched pg-boss job may be stale (its job was cancelled or taken over meanwhile): skip it and fetch again.
+    for (let tries = 0; tries < 5; tries++) {
+      const [dispatched] = await this.boss.fetch<{ jobId: number }>(QUEUE, { batchSize: 1 });
+      if (!dispatched) return undefined;
+      const claimed = await this.transaction(async (client) => {
+        const now = this.now();
+        const { rows } = await client.query<JobRow>(
+          `UPDATE ${SCHEMA}.jobs SET status = 'running', owner = $3, lease_until = $4, attempts = attempts + 1, updated_at = $5
+           WHERE id = $1 AND boss_id = $2 AND status = 'pending' RETURNING *`,
+          [dispatched.data.jobId, dispatched.id, owner, now + leaseMs, now],
+        );
+        if (!rows[0]) await this.boss.complete(QUEUE, dispatched.id, { db: PostgresBackend.db(client) });
+        return rows[0] && toJob(rows[0], this.jobTimeoutMs);
+      });
+      if (claimed) return claimed;
+    }
+    return undefined;
+  }
+
+  async heartbeat(id: number, owner: string, leaseMs: number): Promise<boolean> {
+    const now = this.now();
+    const result = await this.pool.query(
+      `UPDATE ${SCHEMA}.jobs SET lease_until = $3, updated_at = $4 WHERE id = $1 AND owner = $2 AND status = 'running'`,
+      [id, owner, now + leaseMs, now],
+    );
+    return result.rowCount === 1;
+  }
+
+  /** Runs `work` on the job while this owner still holds it, under its lane's lock; then dispatches the lane's next job. */
+  private async whileHeld<T>(id: number, owner: string, work: (client: Client, job: JobRow) => Promise<T>): Promise<T | undefined> {
+    return this.transaction(async (client) => {
+      const lane = (await client.query<{ lane: string | null }>(`SELECT lane FROM ${SCHEMA}.jobs WHERE id = $1`, [id])).rows[0];
+      if (!lane) return undefined;
+      await PostgresBackend.lockLane(client, lane.lane);
+      const job = (await client.query<JobRow>(`SELECT * FROM ${SCHEMA}.jobs WHERE id = $1 FOR UPDATE`, [id])).rows[0];
+      if (!job || job.owner !== owner || job.status !== 'running') return undefined;
+      const result = await work(client, job);
+      await this.dispatch(client, job.lane, Number(job.id));
+      return result;
+    });
+  }
+
+  async complete(id: number, owner: string): Promise<void> {
+    await this.whileHeld(id, owner, (client, job) => this.finish(client, job, 'done', null));
+  }
+
+  async fail(id: number, owner: string, error: string, options: FailOptions): Promise<JobStatus> {
+    const status = await this.whileHeld(id, owner, async (client, job): Promise<JobStatus> => {
+      const now = this.now();
+      const runAfter = now + (options.retryInMs ?? this.retryDelayMs(job.attempts));
+      if (options.retryable && job.final_reason === null && job.attempts < this.maxAttempts && runAfter < Number(job.deadline)) {
+        await client.query(
+          `UPDATE ${SCHEMA}.jobs SET status = 'pending', owner = NULL, lease_until = NULL, run_after = $2, last_error = $3, boss_id = NULL, updated_at = $4 WHERE id = $1`,
+          [id, runAfter, error, now],
+        );
+        if (job.boss_id) await this.boss.complete(QUEUE, job.boss_id, { db: PostgresBackend.db(client) });
+        return 'pending';
+      }
+      await this.finish(client, job, 'failed', error);
+      return 'failed';
+    });
+    return status ?? (await this.job(id))?.status ?? 'failed';
+  }
+
+  async release(id: number, owner: string): Promise<void> {
+    await this.whileHeld(id, owner, async (client, job) => {
+      await client.query(
+        `UPDATE ${SCHEMA}.jobs SET status = 'pending', owner = NULL, lease_until = NULL, run_after = 0, attempts = GREATEST(0, attempts - 1), boss_id = NULL, updated_at = $2 WHERE id = $1`,
+        [id, this.now()],
+      );
+      if (job.boss_id) await this.boss.complete(QUEUE, job.boss_id, { db: PostgresBackend.db(client) });
+    });
+  }
+
+  async setCheckRun(id: number, checkRunId: number): Promise<void> {
+    await this.pool.query(`UPDATE ${SCHEMA}.jobs SET check_run_id = $2, updated_at = $3 WHERE id = $1`, [id, checkRunId, this.now()]);
+  }
+
+  async job(id: number): Promise<Job | undefined> {
+    const { rows } = await this.pool.query<JobRow>(`SELECT * FROM ${SCHEMA}.jobs WHERE id = $1`, [id]);
+    return rows[0] && toJob(rows[0], this.jobTimeoutMs);
+  }
+
+  async jobByKey(key: string): Promise<Job | undefined> {
+    const { rows } = await this.pool.query<JobRow>(`SELECT * FROM ${SCHEMA}.jobs WHERE key = $1`, [key]);
+    return rows[0] && toJob(rows[0], this.jobTimeoutMs);
+  }
+
+  async jobs(status?: JobStatus): Promise<Job[]> {
+    const { rows } = status
+      ? await this.pool.query<JobRow>(`SELECT * FROM ${SCHEMA}.jobs WHERE status = $1 ORDER BY id`, [status])
+      : await this.pool.query<JobRow>(`SELECT * FROM ${SCHEMA}.jobs ORDER BY id`);
+    return rows.map((row) => toJob(row, this.jobTimeoutMs));
+  }
+
+  async counts(): Promise<JobCounts> {
+    const counts = Object.fromEntries(JOB_STATUSES.map((s) => [s, 0])) as JobCounts;
+    const { rows } = await this.pool.query<{ status: JobStatus; n: string }>(`SELECT status, count(*) AS n FROM ${SCHEMA}.jobs GROUP BY status`);
+    for (const row of rows) counts[row.status] = Number(row.n);
+    return counts;
+  }
+
+  readonly fingerprints = {
+    posted: async (repository: string, number: number): Promise<Set<string>> => {
+      const { rows } = await this.pool.query<{ fingerprint: string }>(`SELECT fingerprint FROM ${SCHEMA}.fingerprints WHERE repository = $1 AND number = $2`, [
+        repository,
+        number,
+      ]);
+      return new Set(rows.map((row) => row.fingerprint));
+    },
+    record: async (repository: string, number: number, headSha: string, fingerprints: readonly string[]): Promise<void> => {
+      if (!fingerprints.length) return;
+      await this.pool.query(
+        `INSERT INTO ${SCHEMA}.fingerprints (repository, number, fingerprint, head_sha, posted_at)
+         SELECT $1, $2, fingerprint, $3, $4 FROM unnest($5::text[]) AS fingerprint ON CONFLICT DO NOTHING`,
+        [repository, number, headSha, this.now(), fingerprints],
+      );
+    },
+  };
+
+  /**
+   * The core's Store port is synchronous: the tenant's entries are loaded when the job starts and the
+   * ones it set are written back by `flush` when it ends (write-behind per job). It is a cache: a
+   * write lost to a crash only costs a re-run of that scenario or LLM call.
+   */
+  async cacheFor(scope: string): Promise<JobCache> {
+    const prefix = prefixOf(scope);
+    const { rows } = await this.pool.query<{ key: string; value: Buffer }>(`SELECT key, value FROM ${SCHEMA}.kv WHERE key LIKE $1`, [`${hex(prefix)}%`]);
+    const entries = new Map(rows.map((row) => [Buffer.from(row.key, 'hex').toString('utf8'), row.value.toString('utf8')]));
+    const changed = new Map<string, string>();
+    const inner: Store = {
+      get: (key) => entries.get(key),
+      set: (key, value) => {
+        entries.set(key, value);
+        changed.set(key, value);
+      },
+    };
+    return {
+      store: scopedStore(inner, scope),
+      flush: async () => {
+        if (!changed.size) return;
+        const keys = [...changed.keys()];
+        await this.pool.query(
+          `INSERT INTO ${SCHEMA}.kv (key, value, updated_at)
+           SELECT key, decode(value, 'hex'), $3 FROM unnest($1::text[], $2::text[]) AS entry(key, value)
+           ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
+          [keys.map(hex), keys.map((key) => hex(changed.get(key)!)), this.now()],
+        );
+        changed.clear();
+      },
+    };
+  }
+
+  async ping(): Promise<void> {
+    await this.pool.query('SELECT 1');
+  }
+
+  async prune(ageMs: number): Promise<void> {
+    const before = this.now() - ageMs;
+    await this.pool.query(`DELETE FROM ${SCHEMA}.deliveries WHERE received_at < $1`, [before]);
+    await this.pool.query(`DELETE FROM ${SCHEMA}.jobs WHERE status IN ('done', 'failed', 'cancelled') AND updated_at < $1`, [before]);
+  }
+
+  async close(): Promise<void> {
+    await this.boss.stop({ graceful: false, wait: true });
+    await this.pool.end().catch(() => undefined);
+  }
+}
+
+export async function openPostgresBackend(url: string, options: BackendOptions = {}): Promise<PostgresBackend> {
+  // Idle connections are kept (idleTimeoutMillis 0): a webhook after a quiet spell gets one at once.
+  const pool = new pg.Pool({ connectionString: url, max: 10, idleTimeoutMillis: 0 });
+  // An idle client's error (the server restarted) must not crash the process; the next query reconnects.
+  pool.on('error', () => undefined);
+  try {
+    const client = await pool.connect();
+    try {
+      await client.query('BEGIN');
+      // Replicas starting together: one creates the tables, the others wait for it.
+      await client.query("SELECT pg_advisory_xact_lock(hashtext('crashprobe schema'))");
+      await client.query(CREATE_TABLES);
+      await client.query(`ALTER TABLE ${SCHEMA}.jobs ADD COLUMN IF NOT EXISTS final_reason text`);
+      await client.query('COMMIT');
+    } finally {
+      client.release();
+    }
+  } catch (error) {
+    await pool.end().catch(() => undefined);
+    throw new Error(`crashprobe cannot reach PostgreSQL at CRASHPROBE_DATABASE_URL (${(error as Error).message}): check the URL, the server and the credentials.`);
+  }
+  const boss = new PgBoss({ connectionString: url, schema: BOSS_SCHEMA, max: 4, application_name: 'crashprobe' });
+  boss.on('error', () => undefined);
+  await boss.start();
+  await boss.createQueue(QUEUE, { name: QUEUE, policy: 'standard', retryLimit: 0 });
+  await warmUp(pool, WARM_CONNECTIONS);
+  return new PostgresBackend(pool, boss, options);
+}
+
+/** Connections opened at start: the first burst of webhooks must not wait for TCP + authentication (measured: up to 1.5 s). */
+const WARM_CONNECTIONS = 4;
+
+async function warmUp(pool: pg.Pool, count: number): Promise<void> {
+  const clients = await Promise.all(Array.from({ length: count }, () => pool.connect()));
+  for (const client of clients) client.release();
+}

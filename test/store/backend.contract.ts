@@ -1,0 +1,291 @@
+// The promises of the App's storage (issue 14), held against every backend: sqlite-backend.test.ts
+// and postgres-backend.test.ts run this same suite. Real clocks, short leases.
+import { afterEach, describe, expect, it } from 'vitest';
+import type { AppBackend, BackendOptions, JobInput } from '../../src/store/backend.ts';
+
+export type OpenBackend = (options: BackendOptions) => Promise<AppBackend>;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A push of head `sha` to pull request `pr`; `before`: the head it moved on from (a `synchronize`). */
+const push = (pr: number, sha: string, before?: string, installationId = 1): JobInput => ({
+  key: `octo/shop#${pr}@${sha}`,
+  payload: { installationId, number: pr, headSha: sha },
+  lane: `octo/shop#${pr}`,
+  supersedes: before ? [`octo/shop#${pr}@${before}`] : [],
+  supersedable: true,
+});
+
+export function backendContract(name: string, open: OpenBackend): void {
+  describe(`${name} backend: the promises of issue 14`, () => {
+    const opened: AppBackend[] = [];
+    const backend = async (options: BackendOptions = {}) => {
+      const b = await open({ retryDelayMs: () => 50, ...options });
+      opened.push(b);
+      return b;
+    };
+    afterEach(async () => {
+      for (const b of opened.splice(0)) await b.close();
+    });
+
+    it('records a delivery once: a redelivery queues nothing, another delivery of the same head finds its job', async () => {
+      const b = await backend();
+      expect((await b.admit('d-1', 'pull_request', push(7, 'a'))).outcome).toBe('queued');
+      expect((await b.admit('d-1', 'pull_request', push(7, 'a'))).outcome).toBe('duplicate');
+      expect((await b.admit('d-2', 'pull_request', push(7, 'a'))).outcome).toBe('exists');
+      expect((await b.admit('d-3', 'issue_comment')).outcome).toBe('ignored');
+      expect((await b.jobs()).map((j) => [j.key, j.deliveryId])).toEqual([['octo/shop#7@a', 'd-1']]);
+    });
+
+    it('queues one job per head key when deliveries of the same head race', async () => {
+      const b = await backend();
+      const outcomes = await Promise.all(Array.from({ length: 8 }, (_, i) => b.admit(`race-${i}`, 'pull_request', push(7, 'a'))));
+      expect(outcomes.map((o) => o.outcome).sort()).toEqual(['exists', 'exists', 'exists', 'exists', 'exists', 'exists', 'exists', 'queued']);
+      expect(await b.jobs()).toHaveLength(1);
+    });
+
+    it("cancels the older head's pending job when a newer push to the same pull request arrives; a running one finishes first", async () => {
+      const b = await backend();
+      await b.admit('d-1', 'pull_request', push(7, 'a'));
+      const rerun: JobInput = { key: 'octo/shop#7!d-2', payload: { installationId: 1 }, lane: 'octo/shop#7' };
+      await b.admit('d-2', 'issue_comment', rerun);
+      const newer = await b.admit('d-3', 'pull_request', push(7, 'b', 'a'));
+      expect(newer).toMatchObject({ outcome: 'queued', superseded: ['octo/shop#7@a'] });
+      expect((await b.jobByKey('octo/shop#7@a'))).toMatchObject({ status: 'cancelled', lastError: 'superseded by octo/shop#7@b' });
+      // A re-run someone asked for is not a push's review: it stays.
+      expect((await b.jobByKey('octo/shop#7!d-2'))?.status).toBe('pending');
+      const first = await b.claim('w1', 5000);
+      expect(first?.key).toBe('octo/shop#7!d-2');
+      // A push while a job of the lane runs: the running job is not cancelled, the new one waits for the lane.
+      const third = await b.admit('d-4', 'pull_request', push(7, 'c', 'b'));
+      expect(third.superseded).toEqual(['octo/shop#7@b']);
+      expect((await b.job(first!.id))?.status).toBe('running');
+      expect(await b.claim('w2', 5000)).toBeUndefined();
+      await b.complete(first!.id, 'w1');
+      expect((await b.claim('w2', 5000))?.key).toBe('octo/shop#7@c');
+      expect(await b.counts()).toMatchObject({ cancelled: 2, done: 1, running: 1, pending: 0 });
+    });
+
+    it('never lets a late delivery of an older head cancel the newer head it was replaced by', async () => {
+      const b = await backend();
+      // The push (b, moved on from a) arrives first, then the `opened` of a: a is reviewed-or-skipped, b still runs.
+      expect(await b.admit('d-push', 'pull_request', push(8, 'b', 'a'))).toMatchObject({ outcome: 'queued', superseded: [] });
+      expect(await b.admit('d-open', 'pull_request', push(8, 'a'))).toMatchObject({ outcome: 'queued', superseded: [] });
+      expect((await b.jobByKey('octo/shop#8@b'))?.status).toBe('pending');
+      // A later push names only the head it replaced.
+      expect((await b.admit('d-push-2', 'pull_request', push(8, 'c', 'b'))).superseded).toEqual(['octo/shop#8@b']);
+      expect((await b.jobByKey('octo/shop#8@a'))?.status).toBe('pending');
+    });
+
+    it('never runs two jobs of one lane side by side, even when many workers claim at once', async () => {
+      const b = await backend();
+      for (let pr = 1; pr <= 3; pr++) for (const sha of ['x', 'y']) await b.admit(`d-${pr}-${sha}`, 'pull_request', push(pr, sha));
+      const running = new Map<string, number>();
+      let overlaps = 0;
+      const done: string[] = [];
+      await Promise.all(
+        Array.from({ length: 6 }, async (_, w) => {
+          for (let round = 0; round < 40 && done.length < 6; round++) {
+            const job = await b.claim(`w${w}`, 5000);
+            if (!job) {
+              await sleep(20);
+              continue;
+            }
+            running.set(job.lane!, (running.get(job.lane!) ?? 0) + 1);
+            if (running.get(job.lane!)! > 1) overlaps += 1;
+            await sleep(30);
+            running.set(job.lane!, running.get(job.lane!)! - 1);
+            await b.complete(job.id, `w${w}`);
+            done.push(job.key);
+          }
+        }),
+      );
+      expect(overlaps).toBe(0);
+      expect(done.sort()).toEqual(['octo/shop#1@x', 'octo/shop#1@y', 'octo/shop#2@x', 'octo/shop#2@y', 'octo/shop#3@x', 'octo/shop#3@y']);
+    });
+
+    it("gives a job whose worker stopped heartbeating to another worker once the lease runs out, whoever's host it was on", async () => {
+      const b = await backend();
+      await b.admit('d-1', 'pull_request', push(7, 'a'));
+      const job = (await b.claim('other-host:4242:dead', 400))!;
+      await sleep(200);
+      expect(await b.heartbeat(job.id, 'other-host:4242:dead', 400)).toBe(true);
+      await sleep(250);
+      // The heartbeat kept it: nobody else may take it yet.
+      expect(await b.claim('w2', 400)).toBeUndefined();
+      await sleep(300);
+      const taken = await b.claim('w2', 400);
+      expect(taken).toMatchObject({ id: job.id, owner: 'w2', attempts: 2 });
+      // The stopped worker's late heartbeat or completion no longer counts.
+      expect(await b.heartbeat(job.id, 'other-host:4242:dead', 400)).toBe(false);
+      await b.complete(job.id, 'other-host:4242:dead');
+      expect((await b.job(job.id))?.status).toBe('running');
+      await b.complete(job.id, 'w2');
+      expect((await b.job(job.id))?.status).toBe('done');
+    });
+
+    it('gives a job whose worker died on every attempt back once as a conclusion run, then fails it, saying why', async () => {
+      const b = await backend({ maxAttempts: 2 });
+      await b.admit('d-1', 'pull_request', push(7, 'a'));
+      const job = (await b.claim('w1', 50))!;
+      expect(job.finalReason).toBeNull();
+      await sleep(80);
+      expect((await b.claim('w2', 50))?.id).toBe(job.id);
+      await sleep(80);
+      // Nobody said the job failed: one more claim, only to complete its check run with the reason.
+      const conclusion = (await b.claim('w3', 5000))!;
+      expect(conclusion).toMatchObject({ id: job.id, finalReason: 'its worker stopped 2 time(s) before finishing' });
+      expect(await b.fail(conclusion.id, 'w3', conclusion.finalReason!, { retryable: true })).toBe('failed');
+      expect(await b.job(job.id)).toMatchObject({ status: 'failed', lastError: 'its worker stopped 2 time(s) before finishing' });
+      expect(await b.claim('w4', 50)).toBeUndefined();
+    });
+
+    it('fails a conclusion run whose worker died too, without another', async () => {
+      const b = await backend({ maxAttempts: 1 });
+      await b.admit('d-1', 'pull_request', push(7, 'a'));
+      await b.claim('w1', 50);
+      await sleep(80);
+      expect((await b.claim('w2', 50))?.finalReason).toMatch(/its worker stopped 1 time/);
+      await sleep(80);
+      expect(await b.claim('w3', 50)).toBeUndefined();
+      expect(await b.jobByKey('octo/shop#7@a')).toMatchObject({ status: 'failed', lastError: 'its worker stopped 1 time(s) before finishing' });
+    });
+
+    it('concludes a job failed once its overall time limit passes, running or waiting, and never retries it after', async () => {
+      const b = await backend({ jobTimeoutMs: 300 });
+      await b.admit('d-1', 'pull_request', push(7, 'a'));
+      await b.admit('d-2', 'pull_request', push(8, 'a'));
+      await b.claim('w1', 100);
+      await sleep(350);
+      const conclusions = [(await b.claim('w2', 5000))!, (await b.claim('w2', 5000))!];
+      expect(conclusions.map((j) => j.key).sort()).toEqual(['octo/shop#7@a', 'octo/shop#8@a']);
+      for (const j of conclusions) {
+        expect(j.finalReason).toMatch(/did not finish within its time limit/);
+        expect(await b.fail(j.id, 'w2', j.finalReason!, { retryable: true, retryInMs: 0 })).toBe('failed');
+      }
+      expect(await b.claim('w3', 5000)).toBeUndefined();
+      expect(await b.counts()).toMatchObject({ failed: 2, pending: 0, running: 0 });
+      // A retry that would start after the deadline is not made.
+      const c = await backend({ jobTimeoutMs: 1000 });
+      await c.admit('d-9', 'pull_request', push(9, 'a'));
+      const late = (await c.claim('w1', 5000))!;
+      expect(await c.fail(late.id, 'w1', 'GitHub 502', { retryable: true, retryInMs: 2000 })).toBe('failed');
+    });
+
+    it('retries a retryable failure after its back-off (or the delay the error named), and fails a final one', async () => {
+      const delays: number[] = [];
+      const b = await backend({ retryDelayMs: (attempt) => (delays.push(attempt), 250) });
+      await b.admit('d-1', 'pull_request', push(7, 'a'));
+      await b.admit('d-2', 'pull_request', push(8, 'a'));
+      const flaky = (await b.claim('w1', 5000))!;
+      expect(await b.fail(flaky.id, 'w1', 'GitHub 502', { retryable: true })).toBe('pending');
+      expect(delays).toEqual([1]);
+      const other = (await b.claim('w1', 5000))!;
+      expect(other.key).toBe('octo/shop#8@a');
+      expect(await b.fail(other.id, 'w1', 'secondary rate limit', { retryable: true, retryInMs: 600 })).toBe('pending');
+      expect(await b.claim('w1', 5000)).toBeUndefined();
+      await sleep(300);
+      expect(await b.claim('w1', 5000)).toMatchObject({ id: flaky.id, attempts: 2, lastError: 'GitHub 502' });
+      expect(await b.claim('w1', 5000)).toBeUndefined();
+      await sleep(350);
+      expect((await b.claim('w1', 5000))?.id).toBe(other.id);
+      expect(await b.fail(other.id, 'w1', 'bad payload', { retryable: false })).toBe('failed');
+      expect((await b.job(other.id))?.lastError).toBe('bad payload');
+    });
+
+    it('gives up after maxAttempts retryable failures', async () => {
+      const b = await backend({ maxAttempts: 2, retryDelayMs: () => 0 });
+      await b.admit('d-1', 'pull_request', push(7, 'a'));
+      let job = (await b.claim('w1', 5000))!;
+      expect(await b.fail(job.id, 'w1', 'GitHub 502', { retryable: true })).toBe('pending');
+      await sleep(20);
+      job = (await b.claim('w1', 5000))!;
+      expect(await b.fail(job.id, 'w1', 'GitHub 502', { retryable: true })).toBe('failed');
+    });
+
+    it('queues a failed head again when asked (reopened, re-run), while a done one stays done', async () => {
+      const b = await backend({ retryDelayMs: () => 0 });
+      await b.admit('d-1', 'pull_request', push(7, 'a'));
+      const job = (await b.claim('w1', 5000))!;
+      await b.setCheckRun(job.id, 904);
+      await b.fail(job.id, 'w1', 'GitHub 502', { retryable: false });
+      const again = await b.admit('d-2', 'pull_request', push(7, 'a'));
+      expect(again.outcome).toBe('requeued');
+      expect(again.job).toMatchObject({ status: 'pending', attempts: 0, lastError: null, deliveryId: 'd-2', checkRunId: 904 });
+      const retaken = (await b.claim('w2', 5000))!;
+      expect(retaken.id).toBe(job.id);
+      await b.complete(retaken.id, 'w2');
+      expect((await b.admit('d-3', 'pull_request', push(7, 'a'))).outcome).toBe('exists');
+    });
+
+    it('hands a job back at once on a graceful stop, the attempt not counted', async () => {
+      const b = await backend();
+      await b.admit('d-1', 'pull_request', push(7, 'a'));
+      const job = (await b.claim('w1', 60_000))!;
+      await b.release(job.id, 'w1');
+      expect(await b.claim('w2', 60_000)).toMatchObject({ id: job.id, owner: 'w2', attempts: 1 });
+    });
+
+    it('lets two connections claim each job once', async () => {
+      const b = await backend();
+      const c = await backend();
+      for (let i = 0; i < 12; i++) await b.admit(`d-${i}`, 'pull_request', push(i, 'a'));
+      const claimed = (await Promise.all(Array.from({ length: 16 }, (_, i) => (i % 2 ? b : c).claim(`w${i}`, 60_000)))).flatMap((j) => (j ? [j.key] : []));
+      expect(claimed).toHaveLength(12);
+      expect(new Set(claimed).size).toBe(12);
+    });
+
+    it('rate-limits the reviews one installation queues in an hour', async () => {
+      const b = await backend();
+      const limit = (installationId: number) => ({ installationId, perHour: 2 });
+      expect((await b.admit('d1', 'pull_request', push(1, 'a', undefined, 7), limit(7))).outcome).toBe('queued');
+      expect((await b.admit('d2', 'pull_request', push(2, 'a', undefined, 7), limit(7))).outcome).toBe('queued');
+      expect((await b.admit('d3', 'pull_request', push(3, 'a', undefined, 7), limit(7))).outcome).toBe('rate-limited');
+      expect((await b.admit('d4', 'pull_request', push(4, 'a', undefined, 8), limit(8))).outcome).toBe('queued');
+      expect((await b.admit('d5', 'pull_request', push(1, 'a', undefined, 7), limit(7))).outcome).toBe('exists');
+    });
+
+    it('keeps fingerprints, check runs and counts, and answers ping', async () => {
+      const b = await backend();
+      await b.fingerprints.record('octo/shop', 7, 'abc', ['fp-1', 'fp-2']);
+      await b.fingerprints.record('octo/shop', 7, 'def', ['fp-2', 'fp-3']);
+      expect([...(await b.fingerprints.posted('octo/shop', 7))].sort()).toEqual(['fp-1', 'fp-2', 'fp-3']);
+      expect((await b.fingerprints.posted('octo/shop', 8)).size).toBe(0);
+      const { job } = await b.admit('d-1', 'pull_request', push(7, 'a'));
+      await b.setCheckRun(job!.id, 900);
+      expect((await b.jobByKey('octo/shop#7@a'))?.checkRunId).toBe(900);
+      expect(await b.counts()).toEqual({ pending: 1, running: 0, done: 0, failed: 0, cancelled: 0 });
+      await expect(b.ping()).resolves.toBeUndefined();
+    });
+
+    it("keeps each tenant's cache apart and across jobs", async () => {
+      const b = await backend();
+      const evil = await b.cacheFor('7/evil/repo');
+      evil.store.set('verdict:same\0scenario', '{"planted":true}');
+      evil.store.set('verdict:é', 'ünïcode');
+      await evil.flush();
+      const victim = await b.cacheFor('8/octo/shop');
+      expect(victim.store.get('verdict:same\0scenario')).toBeUndefined();
+      // A scope cannot be forged from the key side.
+      expect((await b.cacheFor('7/evil')).store.get('repo"\0verdict:same\0scenario')).toBeUndefined();
+      const again = await b.cacheFor('7/evil/repo');
+      expect(again.store.get('verdict:same\0scenario')).toBe('{"planted":true}');
+      expect(again.store.get('verdict:é')).toBe('ünïcode');
+      again.store.set('verdict:é', 'updated');
+      await again.flush();
+      expect((await b.cacheFor('7/evil/repo')).store.get('verdict:é')).toBe('updated');
+    });
+
+    it('forgets old deliveries and finished jobs, and keeps pending ones', async () => {
+      const b = await backend();
+      await b.admit('old', 'pull_request', push(7, 'a'));
+      const done = (await b.claim('w', 5000))!;
+      await b.complete(done.id, 'w');
+      await b.admit('new', 'pull_request', push(8, 'a'));
+      await sleep(30);
+      await b.prune(10);
+      expect((await b.admit('old', 'pull_request')).outcome).toBe('ignored');
+      expect((await b.jobs()).map((j) => j.key)).toEqual(['octo/shop#8@a']);
+    });
+  });
+}
