@@ -2,12 +2,16 @@
 import os
 import shutil
 import signal
-from dataclasses import asdict, dataclass, field
-from typing import Callable, Dict, List, Optional, Tuple
+from typing import Callable, Dict, List, NamedTuple, Optional
 
 from . import judge
+from .classify import classify
+from .judge import RerunOutcome
 from .reports import RunReport, Status
+from .results import Failure, ModeJudgement, ModeResult, ScenarioVerdict, Usage
+from .run_spec import RunSpec
 from .state import State, StateView, capture
+from .verdicts import KINDS, MODES, Crash, Mode, Outcome
 
 FIRST_RUN_CLOCK = 1_768_478_400.0  # 2026-01-15 12:00:00 UTC
 RERUN_DELAY = 600.0  # the operator re-runs ten minutes later
@@ -19,18 +23,6 @@ FIRST_RUN_SEED = 20_261_107
 RERUN_SEED = 20_261_108
 CALIBRATION_SEED = 20_261_109
 CRASH_SEED = 20_261_110
-MODES = ("default", "autocommit")
-KINDS = ("soft", "hard")
-
-
-class Outcome:
-    RECOVERED = "recovered"
-    DOUBLE_APPLIED = "double-applied"
-    HALF_DONE = "half-done"
-    RERUN_FAILS = "rerun-fails"
-    RERUN_HANGS = "rerun-hangs"
-    NOT_REACHED = "not-reached"  # the crash run never got to its point: a note, not an outcome
-    HARNESS_REFUSED = "harness-refused"  # a run wrote where the harness refuses: a note, not an outcome
 
 
 class ScenarioError(Exception):
@@ -45,7 +37,12 @@ def _check_timed_out(signum, frame):
     raise _CheckTimeout()
 
 
-def select_points(trace: List[dict], limit: int) -> Tuple[List[dict], bool]:
+class Selection(NamedTuple):
+    points: List[dict]
+    capped: bool  # there were more than the limit
+
+
+def select_points(trace: List[dict], limit: int) -> Selection:
     """First, middle and last repetition of each call site, in order of first hit; at most `limit`.
     A repetition the trace does not list (a bulk call records only some) takes the place of
     the nearest earlier one that it does."""
@@ -64,68 +61,11 @@ def select_points(trace: List[dict], limit: int) -> Tuple[List[dict], bool]:
             points.append((position[(site, known)], rep, dict(sites[site], repetition=rep)))
     points.sort(key=lambda p: (p[0], p[1]))
     ordered = [p[2] for p in points]
-    return ordered[:limit], len(ordered) > limit
+    return Selection(ordered[:limit], len(ordered) > limit)
 
 
 def _site(hit: dict) -> tuple:
     return (hit["path"], hit["line"], hit["call"], hit.get("statement"), tuple(hit.get("via") or ()))
-
-
-@dataclass
-class Failure:
-    mode: str
-    crash: str  # soft, hard, or none (a normal run, repeated)
-    point: Optional[dict]
-    outcome: str
-    half_updated: bool
-    evidence: List[dict] = field(default_factory=list)
-    detail: Optional[str] = None
-    error: Optional[str] = None
-    orphaned_files: Optional[List[str]] = None
-    reasons: Optional[List[str]] = None
-
-    def to_json(self) -> dict:
-        return {k: v for k, v in asdict(self).items() if v is not None or k in ("point", "error")}
-
-
-@dataclass
-class ModeResult:
-    works: bool
-    half_updated: bool = False
-    crash_points: int = 0
-    crash_points_capped: bool = False
-    error: Optional[str] = None
-    calibration_notes: List[str] = field(default_factory=list)
-    difference: Optional[List[dict]] = None
-    orphan_left: bool = False  # a crash left a file no re-run removes (not in the JSON)
-
-    def to_json(self) -> dict:
-        out = {"works": self.works, "half_updated": self.half_updated, "crash_points": self.crash_points}
-        if self.crash_points_capped:
-            out["crash_points_capped"] = True
-        if self.error is not None:
-            out["error"] = self.error
-        if self.calibration_notes:
-            out["calibration_notes"] = self.calibration_notes
-        if self.difference is not None:
-            out["difference"] = self.difference
-        return out
-
-
-@dataclass
-class Usage:
-    """What the normal runs used: repository files imported (with sha256), functions executed."""
-    imports: Dict[str, str] = field(default_factory=dict)
-    executed: set = field(default_factory=set)
-
-    def add(self, report: RunReport) -> None:
-        for item in report.imports:
-            self.imports[item["path"]] = item["sha256"]
-        self.executed.update(report.executed)
-
-    def to_json(self) -> dict:
-        return {"imports": [{"path": p, "sha256": self.imports[p]} for p in sorted(self.imports)],
-                "executed": sorted(self.executed)}
 
 
 class Campaign:
@@ -141,7 +81,6 @@ class Campaign:
         self.control = os.path.join(work, "control")
         self.scratch = os.path.join(work, "scratch")
         self.usage = Usage()
-        self.notes: List[str] = []
         self._checked: Dict[bytes, Optional[str]] = {}
 
     # -- folders -------------------------------------------------------------------------
@@ -158,22 +97,22 @@ class Campaign:
         return os.path.join(self.control, "emails.jsonl")
 
     def _spec(self, scenario, mode: str, clock: float, seed: int, crash=None, seed_only=False,
-              record_usage=False) -> dict:
-        return {
-            "scenario": scenario.name, "root": self.root, "folder": self.folder, "control": self.control,
-            "outbox": self.outbox, "report": os.path.join(self.control, "report.json"),
-            "heartbeat": os.path.join(self.control, "heartbeat"),
-            "log": os.path.join(self.control, "output.log"), "mode": mode, "clock": clock, "seed": seed,
-            "crash": crash, "seed_only": seed_only, "limits": self.limits, "record_usage": record_usage,
-        }
+              record_usage=False) -> RunSpec:
+        return RunSpec(
+            scenario=scenario.name, root=self.root, folder=self.folder, control=self.control,
+            outbox=self.outbox, report=os.path.join(self.control, "report.json"),
+            heartbeat=os.path.join(self.control, "heartbeat"),
+            log=os.path.join(self.control, "output.log"), mode=mode, clock=clock, seed=seed,
+            crash=crash, seed_only=seed_only, limits=self.limits, record_usage=record_usage,
+        )
 
-    def _run(self, spec: dict) -> RunReport:
+    def _run(self, spec: RunSpec) -> RunReport:
         report = self.runner.run(spec)
         if report.status == Status.SCENARIO_RAISED:
             raise ScenarioError(f"the scenario function raised: {report.error}")
         if report.status == Status.HARNESS_ERROR:
             raise ScenarioError(f"the harness failed inside a run: {report.error}")
-        if report.status == Status.HANG and spec["seed_only"]:
+        if report.status == Status.HANG and spec.seed_only:
             raise ScenarioError(f"the scenario function hangs while seeding: {report.error}")
         return report
 
@@ -228,31 +167,30 @@ class Campaign:
                 f"scenario folder and its temp folder; give the target a path from world.path())")
 
     # -- the campaign --------------------------------------------------------------------
-    def judge(self, scenario) -> dict:
+    def judge(self, scenario) -> ScenarioVerdict:
         shutil.rmtree(self.template, ignore_errors=True)
         shutil.rmtree(self.folder, ignore_errors=True)
         os.makedirs(self.folder)
         self._fresh_control()
-        self._run(self._spec(scenario, "default", FIRST_RUN_CLOCK, SEEDING_SEED, seed_only=True))
+        self._run(self._spec(scenario, Mode.DEFAULT, FIRST_RUN_CLOCK, SEEDING_SEED, seed_only=True))
         os.rename(self.folder, self.template)
         before = capture(self.template, os.path.join(self.template, "\0none"))
 
-        modes: Dict[str, ModeResult] = {}
-        normals: Dict[str, State] = {}
-        masks_of: Dict[str, judge.Masks] = {}
-        failures: List[Failure] = []
+        judged: Dict[str, ModeJudgement] = {}
         for mode in MODES:
-            modes[mode] = self._judge_mode(scenario, mode, before, normals, masks_of, failures)
-        return self._classify(scenario, modes, failures)
+            judged[mode] = self._judge_mode(scenario, mode, before, judged.get(Mode.DEFAULT))
+        return classify(scenario, judged, self.usage)
 
-    def _judge_mode(self, scenario, mode, before, normals, masks_of, failures) -> ModeResult:
+    def _judge_mode(self, scenario, mode: str, before: State, default: Optional[ModeJudgement]) -> ModeJudgement:
+        """`default` is the default mode's judgement when `mode` is another: its normal state
+        is the one this mode's normal run must leave too."""
         first = self._first_run(scenario, mode, record_usage=True)
         if first.refused:
             raise ScenarioError("not judged: " + self._refused(first, f"the normal run in {mode} mode"))
         if first.status == Status.HANG:
-            return ModeResult(works=False, error=f"the normal run hangs: {first.error}")
+            return ModeJudgement(ModeResult(works=False, error=f"the normal run hangs: {first.error}"))
         if not first.ok:
-            return ModeResult(works=False, error=f"the normal run fails: {first.error}")
+            return ModeJudgement(ModeResult(works=False, error=f"the normal run fails: {first.error}"))
         self.usage.add(first)
         normal = self._state()
         check_error = self._check(scenario, normal)
@@ -264,29 +202,29 @@ class Campaign:
         self._fresh_control()
         second = self._run(self._spec(scenario, mode, FIRST_RUN_CLOCK + RERUN_DELAY, CALIBRATION_SEED))
         masks = judge.calibrate(normal, self._state()) if second.ok else judge.Masks()
-        masks_of[mode] = masks
-        normals[mode] = normal
         result = ModeResult(works=True, calibration_notes=list(masks.notes))
+        judgement = ModeJudgement(result, normal=normal, masks=masks)
         if check_error:
             result.works, result.error = False, f"the normal run breaks the scenario's check: {check_error}"
-            return result
-        if mode != "default" and "default" in normals and masks_of.get("default"):
-            both = masks.merge(masks_of["default"])
-            if judge.canonical(normal, both) != judge.canonical(normals["default"], both):
+            return judgement
+        default_normal = default.normal if default is not None else None
+        if mode != Mode.DEFAULT and default_normal is not None:
+            both = masks.merge(default.masks)
+            if judge.canonical(normal, both) != judge.canonical(default_normal, both):
                 result.works = False
                 result.error = "the normal run leaves a different state than in the default mode"
-                result.difference = judge.evidence({"default": normals["default"], "normal": normal}, both)
-                return result
-        if mode != "default" and "default" not in normals:
+                result.difference = judge.evidence({"default": default_normal, "normal": normal}, both)
+                return judgement
+        if mode != Mode.DEFAULT and default_normal is None:
             result.works, result.error = False, "not judged: the code does not work in the default mode"
-            return result
+            return judgement
 
         repeat, _ = self._rerun_outcome(rerun, after_normal_rerun, normal, before, masks, rerun_check)
         if repeat == Outcome.HARNESS_REFUSED:
-            self.notes.append(self._refused(rerun, f"{mode} mode, the normal run repeated"))
+            judgement.notes.append(self._refused(rerun, f"{mode} mode, the normal run repeated"))
         elif repeat != Outcome.RECOVERED:
-            failures.append(Failure(
-                mode=mode, crash="none", point=None, outcome=repeat, half_updated=False,
+            judgement.failures.append(Failure(
+                mode=mode, crash=Crash.NONE, point=None, outcome=repeat, half_updated=False,
                 detail="a normal run, repeated",
                 error=rerun.error if repeat in (Outcome.RERUN_FAILS, Outcome.RERUN_HANGS) else None,
                 evidence=judge.evidence({"before": before, "after_run": normal,
@@ -297,28 +235,30 @@ class Campaign:
         result.crash_points_capped = capped
         for index, point in enumerate(points):
             for kind in KINDS:
-                self.progress(scenario.name, mode, index * 2 + (kind == "hard") + 1, len(points) * 2)
-                failure, orphan = self._crash_and_rerun(scenario, mode, point, kind, before, normal, masks)
-                result.orphan_left = result.orphan_left or orphan
+                self.progress(scenario.name, mode, index * 2 + (kind == Crash.HARD) + 1, len(points) * 2)
+                failure = self._crash_and_rerun(scenario, mode, point, kind, before, normal, masks)
                 if failure:
                     result.half_updated = result.half_updated or failure.half_updated
-                    failures.append(failure)
-        return result
+                    result.orphan_left = result.orphan_left or bool(failure.orphaned_files)
+                    judgement.failures.append(failure)
+        return judgement
 
     def _rerun_outcome(self, rerun: RunReport, after: State, normal: State, before: State, masks,
-                       check_error: Optional[str]) -> Tuple[str, List[str]]:
+                       check_error: Optional[str]) -> RerunOutcome:
         if rerun.refused:
-            return Outcome.HARNESS_REFUSED, [self._refused(rerun, "the re-run")]
+            return RerunOutcome(Outcome.HARNESS_REFUSED, [self._refused(rerun, "the re-run")])
         if rerun.status == Status.HANG:
-            return Outcome.RERUN_HANGS, [rerun.error or "the re-run hangs"]
+            return RerunOutcome(Outcome.RERUN_HANGS, [rerun.error or "the re-run hangs"])
         if not rerun.ok:
-            return Outcome.RERUN_FAILS, [rerun.error or rerun.status]
-        result, reasons = judge.outcome(after, normal, before, masks)
-        if check_error and result == Outcome.RECOVERED:
-            return Outcome.HALF_DONE, [check_error]
-        return result, reasons
+            return RerunOutcome(Outcome.RERUN_FAILS, [rerun.error or rerun.status])
+        judged = judge.outcome(after, normal, before, masks)
+        if check_error and judged.outcome == Outcome.RECOVERED:
+            return RerunOutcome(Outcome.HALF_DONE, [check_error])
+        return judged
 
-    def _crash_and_rerun(self, scenario, mode, point, kind, before, normal, masks) -> Tuple[Optional[Failure], bool]:
+    def _crash_and_rerun(self, scenario, mode, point, kind, before, normal, masks) -> Optional[Failure]:
+        """The failure a crash at `point` leads to, None when the re-run recovers from it cleanly.
+        A failure's `orphaned_files` are the files the re-run left behind."""
         crashed = self._first_run(scenario, mode, crash=dict(point, kind=kind))
         if not crashed.reached_crash:
             if crashed.refused:
@@ -328,7 +268,7 @@ class Campaign:
             else:
                 note = "the run did not reach this crash point again"
             return Failure(mode=mode, crash=kind, point=point, outcome=Outcome.NOT_REACHED, half_updated=False,
-                           detail=note), False
+                           detail=note)
         after_crash = self._state()
         crash_check = self._check(scenario, after_crash)
         rerun = self._rerun(scenario, mode)
@@ -337,14 +277,14 @@ class Campaign:
         result, reasons = self._rerun_outcome(rerun, after_rerun, normal, before, masks, rerun_check)
         if result == Outcome.HARNESS_REFUSED:
             return Failure(mode=mode, crash=kind, point=point, outcome=Outcome.NOT_REACHED, half_updated=False,
-                           detail=reasons[0]), False
+                           detail=reasons[0])
         if scenario.resumable:
             half = result != Outcome.RECOVERED
         else:
             half = bool(crash_check) or judge.half_updated(after_crash, before, normal, masks)
         orphaned = judge.orphans(after_rerun, before, normal, masks)
         if not half and result == Outcome.RECOVERED and not orphaned:
-            return None, False
+            return None
         if crashed.status == Status.HANG:
             reasons = reasons + ["the crashed run hung after the crash and was ended"]
         return Failure(
@@ -354,31 +294,4 @@ class Campaign:
             error=rerun.error if result in (Outcome.RERUN_FAILS, Outcome.RERUN_HANGS) else None,
             evidence=judge.evidence({"before": before, "after_crash": after_crash, "after_rerun": after_rerun,
                                      "normal": normal}, masks),
-        ), bool(orphaned)
-
-    def _classify(self, scenario, modes: Dict[str, ModeResult], failures: List[Failure]) -> dict:
-        default, autocommit = modes["default"], modes["autocommit"]
-        if not default.works:
-            klass = "not_working"
-        elif default.half_updated:
-            klass = "unsafe"
-        elif not autocommit.works or autocommit.half_updated:
-            klass = "safe_by_accident"
-        else:
-            klass = "safe_by_design"
-        working = {m for m, r in modes.items() if r.works}
-        orphan_left = any(r.orphan_left for r in modes.values())
-        crash_outcomes = [f for f in failures if f.crash != "none" and f.mode in working]
-        fully = (len(working) == 2 and not orphan_left
-                 and all(f.outcome in (Outcome.RECOVERED, Outcome.NOT_REACHED) for f in crash_outcomes))
-        double = any(f.outcome == Outcome.DOUBLE_APPLIED for f in failures if f.mode in working)
-        counted = [f for f in failures if f.mode in working and f.outcome != Outcome.NOT_REACHED]
-        notes = [f"{n.mode} {n.crash} crash at {n.point['path']}:{n.point['line']}: {n.detail}"
-                 for n in failures if n.outcome == Outcome.NOT_REACHED]
-        return dict({
-            "name": scenario.name, "target": scenario.target, "resumable": scenario.resumable,
-            "class": klass, "fully_crash_safe": fully, "double_applies": double,
-            "modes": {m: r.to_json() for m, r in modes.items()},
-            "failures": [f.to_json() for f in counted],
-            "notes": notes + self.notes,
-        }, **self.usage.to_json())
+        )

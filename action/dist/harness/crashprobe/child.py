@@ -3,16 +3,17 @@ import json
 import sys
 
 from . import patches
+from .run_spec import RunSpec
 
 
 def main() -> None:
-    spec = json.loads(sys.stdin.read())
+    spec = RunSpec.from_json(json.loads(sys.stdin.read()))
     patches.install()
     from . import loader, run
 
-    scenarios = {s.name: s for s in loader.load_scenarios(spec["scenario_file"], spec["root"])}
-    scenario = scenarios[spec["scenario"]]
-    target = None if spec.get("seed_only") else loader.load_target(scenario, spec["root"], spec["scenario_file"])
+    scenarios = {s.name: s for s in loader.load_scenarios(spec.scenario_file, spec.root)}
+    scenario = scenarios[spec.scenario]
+    target = None if spec.seed_only else loader.load_target(scenario, spec.root, spec.scenario_file)
     run.execute(spec, scenario, target)
 
 

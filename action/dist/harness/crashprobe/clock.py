@@ -23,15 +23,16 @@ import uuid
 
 from . import heartbeat
 
+# The real clocks: real_* are the ones the runner and the run's report time themselves by.
 _real_time = time.time
-_real_sleep = time.sleep
-_real_monotonic = time.monotonic
-_real_perf_counter = time.perf_counter
+real_sleep = time.sleep
+real_monotonic = time.monotonic
+real_perf_counter = time.perf_counter
 _real_datetime = _datetime_module.datetime
 _real_date = _datetime_module.date
 
-_now = [0.0]
-_skew = [0.0]  # simulated seconds slept beyond the real time those sleeps took
+_now = 0.0  # the simulated clock: time.time()
+_skew = 0.0  # simulated seconds slept beyond the real time those sleeps took
 _rng = random.Random(0)
 _lock = threading.Lock()
 _IDLE_SLICE = 0.004  # real seconds a sleep waits, once the other threads are idle
@@ -40,26 +41,27 @@ _POLLS_BEFORE_SLOWING = 2000  # sleeps without progress after which a lone threa
 
 
 def now() -> float:
-    return _now[0]
+    return _now
 
 
 def set_run(start: float, seed: int) -> None:
-    _now[0] = float(start)
-    _skew[0] = 0.0
+    global _now, _skew
+    _now = float(start)
+    _skew = 0.0
     random.seed(seed)
     _rng.seed(seed ^ 0x5EED)
 
 
 def _fake_time() -> float:
-    return _now[0]
+    return _now
 
 
 def _fake_time_ns() -> int:
-    return int(round(_now[0] * 1_000_000_000))
+    return int(round(_now * 1_000_000_000))
 
 
 def _fake_monotonic() -> float:
-    return _real_monotonic() + _skew[0]
+    return real_monotonic() + _skew
 
 
 def _fake_monotonic_ns() -> int:
@@ -67,7 +69,7 @@ def _fake_monotonic_ns() -> int:
 
 
 def _fake_perf_counter() -> float:
-    return _real_perf_counter() + _skew[0]
+    return real_perf_counter() + _skew
 
 
 def _fake_perf_counter_ns() -> int:
@@ -95,32 +97,33 @@ def _others_busy() -> bool:
 
 
 def _fake_sleep(seconds) -> None:
+    global _now, _skew
     if seconds < 0:
         raise ValueError("sleep length must be non-negative")
     seconds = float(seconds)
     polls = heartbeat.slept()
     if threading.active_count() > 1:
-        started = _real_monotonic()
-        _real_sleep(min(seconds, _BUSY_SLICE))
-        while _real_monotonic() - started < seconds and _others_busy():
-            _real_sleep(_BUSY_SLICE)
-        if _real_monotonic() - started < seconds:
-            _real_sleep(min(seconds, _IDLE_SLICE))
-        spent = _real_monotonic() - started
+        started = real_monotonic()
+        real_sleep(min(seconds, _BUSY_SLICE))
+        while real_monotonic() - started < seconds and _others_busy():
+            real_sleep(_BUSY_SLICE)
+        if real_monotonic() - started < seconds:
+            real_sleep(min(seconds, _IDLE_SLICE))
+        spent = real_monotonic() - started
     elif polls > _POLLS_BEFORE_SLOWING:
         spent = min(seconds, _IDLE_SLICE)  # a lone thread polling for what never comes: let the runner see it idle
-        _real_sleep(spent)
+        real_sleep(spent)
     else:
         spent = 0.0
     with _lock:
-        _now[0] += seconds
-        _skew[0] += max(0.0, seconds - spent)
+        _now += seconds
+        _skew += max(0.0, seconds - spent)
 
 
 def _with_default_now(fn):
     def wrapper(*args):
         if not args or args[0] is None:
-            return fn(_now[0])
+            return fn(_now)
         return fn(*args)
 
     wrapper.__name__ = fn.__name__
@@ -129,7 +132,7 @@ def _with_default_now(fn):
 
 def _strftime_default_now(real):
     def strftime(fmt, t=None):
-        return real(fmt, time.localtime(_now[0]) if t is None else t)
+        return real(fmt, time.localtime(_now) if t is None else t)
 
     return strftime
 
@@ -153,21 +156,21 @@ class _DateMeta(type):
 class FakeDatetime(_real_datetime, metaclass=_DatetimeMeta):
     @classmethod
     def now(cls, tz=None):
-        return _real_datetime.fromtimestamp(_now[0], tz)
+        return _real_datetime.fromtimestamp(_now, tz)
 
     @classmethod
     def utcnow(cls):
-        return _real_datetime.utcfromtimestamp(_now[0])
+        return _real_datetime.utcfromtimestamp(_now)
 
     @classmethod
     def today(cls):
-        return _real_datetime.fromtimestamp(_now[0])
+        return _real_datetime.fromtimestamp(_now)
 
 
 class FakeDate(_real_date, metaclass=_DateMeta):
     @classmethod
     def today(cls):
-        return _real_date.fromtimestamp(_now[0])
+        return _real_date.fromtimestamp(_now)
 
 
 def _seeded_urandom(n: int) -> bytes:

@@ -12,9 +12,9 @@ import struct
 from typing import NamedTuple, Optional
 
 SIZE = 16
-_page: list = [None]
-_hits = [0]
-_sleeps = [0]
+_page: Optional[mmap.mmap] = None
+_hits = 0
+_sleeps = 0
 
 
 class Beat(NamedTuple):
@@ -32,9 +32,10 @@ def create(path: str) -> None:
 
 
 def attach(path: Optional[str]) -> None:
-    _hits[0] = 0
-    _sleeps[0] = 0
-    _page[0] = None
+    global _page, _hits, _sleeps
+    _hits = 0
+    _sleeps = 0
+    _page = None
     if not path:
         return
     try:
@@ -42,29 +43,30 @@ def attach(path: Optional[str]) -> None:
     except OSError:
         return
     try:
-        _page[0] = mmap.mmap(fd, SIZE)
+        _page = mmap.mmap(fd, SIZE)
     finally:
         os.close(fd)
 
 
 def _publish() -> None:
-    page = _page[0]
-    if page is not None:
-        page[0:SIZE] = struct.pack("<qq", _hits[0], _sleeps[0])
+    if _page is not None:
+        _page[0:SIZE] = struct.pack("<qq", _hits, _sleeps)
 
 
 def hit() -> None:
-    _hits[0] += 1
-    _sleeps[0] = 0
+    global _hits, _sleeps
+    _hits += 1
+    _sleeps = 0
     _publish()
 
 
 def slept() -> int:
     """Counts a sleep; returns how many sleeps there were since the last hit."""
-    _sleeps[0] += 1
-    if _page[0] is not None and _sleeps[0] % 64 == 1:
+    global _sleeps
+    _sleeps += 1
+    if _page is not None and _sleeps % 64 == 1:
         _publish()
-    return _sleeps[0]
+    return _sleeps
 
 
 def read(path: str) -> Optional[Beat]:

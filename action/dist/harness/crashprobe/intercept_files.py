@@ -20,10 +20,11 @@ import weakref
 
 from .points import TRACKER
 
-_real_open = builtins.open
-_real_os_open = os.open
-_real_os_write = os.write
-_real_os_close = os.close
+# The functions as they were before install(): the harness reads and writes state with these.
+real_open = builtins.open
+real_os_open = os.open
+real_os_write = os.write
+real_os_close = os.close
 _real = {name: getattr(os, name) for name in ("replace", "rename", "remove", "unlink", "rmdir")}
 OPEN_FILES = weakref.WeakSet()
 _write_fds = set()
@@ -88,23 +89,23 @@ class TrackedFile:
 
 def tracked_open(file, mode="r", *args, **kwargs):
     if not TRACKER.in_run or not _writes(mode):
-        return _real_open(file, mode, *args, **kwargs)
+        return real_open(file, mode, *args, **kwargs)
     if TRACKER.active:
         _guard(file)
         TRACKER.hit("open", _crash_error)
-    raw = _real_open(file, mode, *args, **kwargs)
+    raw = real_open(file, mode, *args, **kwargs)
     OPEN_FILES.add(raw)
     return TrackedFile(raw)
 
 
 def tracked_os_open(path, flags, *args, **kwargs):
     if not TRACKER.in_run or not flags & _WRITE_FLAGS:
-        return _real_os_open(path, flags, *args, **kwargs)
+        return real_os_open(path, flags, *args, **kwargs)
     if TRACKER.active:
         if kwargs.get("dir_fd") is None:
             _guard(path)
         TRACKER.hit("os.open", _crash_error)
-    fd = _real_os_open(path, flags, *args, **kwargs)
+    fd = real_os_open(path, flags, *args, **kwargs)
     _write_fds.add(fd)
     return fd
 
@@ -112,12 +113,12 @@ def tracked_os_open(path, flags, *args, **kwargs):
 def tracked_os_write(fd, data):
     if TRACKER.active and fd in _write_fds:
         TRACKER.hit("os.write", _crash_error)
-    return _real_os_write(fd, data)
+    return real_os_write(fd, data)
 
 
 def tracked_os_close(fd):
     _write_fds.discard(fd)
-    return _real_os_close(fd)
+    return real_os_close(fd)
 
 
 def _path_call(name):

@@ -11,13 +11,15 @@ import weakref
 from .points import TRACKER, statement_text
 from .sql_kind import is_plain_read, split_script
 
-_real_connect = sqlite3.connect
+# sqlite3.connect before install(): the harness reads and seeds databases with it.
+real_connect = sqlite3.connect
 OPEN_CONNECTIONS = weakref.WeakSet()
-_mode = {"autocommit": False}
+_autocommit = False  # the mode under test
 
 
 def set_mode(autocommit: bool) -> None:
-    _mode["autocommit"] = autocommit
+    global _autocommit
+    _autocommit = autocommit
 
 
 def _crash_error(message):
@@ -107,9 +109,9 @@ def connect(database, *args, **kwargs):
     """`sqlite3.connect` for code under test: the mode under test unless the code states one."""
     kwargs["factory"] = _crash_class(kwargs.get("factory"), sqlite3.Connection, CrashConnection, _ConnectionMixin)
     states_mode = "isolation_level" in kwargs or "autocommit" in kwargs or len(args) >= 3  # database, timeout, detect_types, isolation_level
-    if not states_mode and _mode["autocommit"]:
+    if not states_mode and _autocommit:
         kwargs["isolation_level"] = None
-    conn = _real_connect(database, *args, **kwargs)
+    conn = real_connect(database, *args, **kwargs)
     OPEN_CONNECTIONS.add(conn)
     return conn
 
@@ -117,9 +119,9 @@ def connect(database, *args, **kwargs):
 def connect_in_mode(database):
     """`world.sqlite(name)`: always the mode under test."""
     kwargs = {"factory": CrashConnection}
-    if _mode["autocommit"]:
+    if _autocommit:
         kwargs["isolation_level"] = None
-    conn = _real_connect(database, **kwargs)
+    conn = real_connect(database, **kwargs)
     OPEN_CONNECTIONS.add(conn)
     return conn
 

@@ -6,9 +6,10 @@ random tokens) are found by calibration and compared by their shape only.
 import re
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Set, Tuple
+from typing import Dict, List, NamedTuple, Optional, Set, Tuple
 
 from .state import State, Table
+from .verdicts import Outcome
 
 _VOLATILE_TOKEN = re.compile(r"[0-9a-fA-F]{8,}|[0-9a-zA-Z_-]{16,}|\d+")
 
@@ -247,7 +248,13 @@ def _keyed(table: Table) -> Optional[Dict[tuple, tuple]]:
     return keyed if len(keyed) == len(table.rows) else None
 
 
-def compare_effects(after: State, normal: State, before: State, masks: Masks) -> Tuple[List[str], List[str]]:
+class Effects(NamedTuple):
+    """Where a state has more of some effect than the normal run leaves (done again), and where less."""
+    more: List[str]
+    less: List[str]
+
+
+def compare_effects(after: State, normal: State, before: State, masks: Masks) -> Effects:
     """Where `after` has more of some effect than the normal run, and where less."""
     more: List[str] = []
     less: List[str] = []
@@ -264,7 +271,9 @@ def compare_effects(after: State, normal: State, before: State, masks: Masks) ->
             if a is None or a.columns != n.columns:
                 less.append(f"table {name} does not have the normal run's columns")
                 continue
-            _compare_rows(db, name, a, n, before.dbs.get(db, {}).get(name), masks, more, less)
+            rows = _compare_rows(db, name, a, n, before.dbs.get(db, {}).get(name), masks)
+            more += rows.more
+            less += rows.less
     a_emails = Counter(canonical(State(emails=after.emails), masks)[2])
     n_emails = Counter(canonical(State(emails=normal.emails), masks)[2])
     if a_emails - n_emails:
@@ -290,10 +299,12 @@ def compare_effects(after: State, normal: State, before: State, masks: Masks) ->
         elif len(a_list) < len(n_list):
             less.append(f"file {key} is missing")
         elif len(a_list) == 1:
-            _compare_file(key, a_list[0], n_list[0], b_files.get(key), masks, more, less)
+            file = _compare_file(key, a_list[0], n_list[0], b_files.get(key), masks)
+            more += file.more
+            less += file.less
         elif sorted(map(shape, a_list)) != sorted(map(shape, n_list)):
             less.append(f"files {key} differ from the normal run's")
-    return more, less
+    return Effects(more, less)
 
 
 _NUMBER = re.compile(rb"-?\d+(?:\.\d+)?")
@@ -317,21 +328,25 @@ def _numbers_moved_further(a: bytes, n: bytes, b: Optional[bytes]) -> Optional[b
     return further
 
 
-def _compare_file(key: str, a: bytes, n: bytes, b: Optional[bytes], masks: Masks, more: List[str], less: List[str]) -> None:
+def _compare_file(key: str, a: bytes, n: bytes, b: Optional[bytes], masks: Masks) -> Effects:
     if key in masks.files:
-        if shape(a) != shape(n):
-            (more if len(a) > len(n) else less).append(f"file {key} differs")
-    elif a != n:
-        numbers = _numbers_moved_further(a, n, b)
-        if numbers is True:
-            more.append(f"file {key}: a number moved further than one run moves it")
-        elif numbers is None and (a.startswith(n) or len(a) > len(n) and not (Counter(n.splitlines()) - Counter(a.splitlines()))):
-            more.append(f"file {key} was appended to again")
-        else:
-            less.append(f"file {key} does not hold the normal run's content")
+        if shape(a) == shape(n):
+            return Effects([], [])
+        differs = [f"file {key} differs"]
+        return Effects(differs, []) if len(a) > len(n) else Effects([], differs)
+    if a == n:
+        return Effects([], [])
+    numbers = _numbers_moved_further(a, n, b)
+    if numbers is True:
+        return Effects([f"file {key}: a number moved further than one run moves it"], [])
+    if numbers is None and (a.startswith(n) or len(a) > len(n) and not (Counter(n.splitlines()) - Counter(a.splitlines()))):
+        return Effects([f"file {key} was appended to again"], [])
+    return Effects([], [f"file {key} does not hold the normal run's content"])
 
 
-def _compare_rows(db, name, a: Table, n: Table, b: Optional[Table], masks: Masks, more, less) -> None:
+def _compare_rows(db, name, a: Table, n: Table, b: Optional[Table], masks: Masks) -> Effects:
+    more: List[str] = []
+    less: List[str] = []
     masked = {i for i, c in enumerate(n.columns) if (db, name, c) in masks.columns}
     pk_masked = any(n.columns.index(c) in masked for c in n.pk)
     a_keyed, n_keyed = _keyed(a), _keyed(n)
@@ -343,7 +358,7 @@ def _compare_rows(db, name, a: Table, n: Table, b: Optional[Table], masks: Masks
         a_rows, n_rows = norm(a.rows), norm(n.rows)
         b_rows = norm(b.rows) if b_same else Counter()
         extra, missing = a_rows - n_rows, n_rows - a_rows
-        consumed_again = _consumed_again(missing, b_rows, n_rows)
+        consumed_again = rows_consumed_again(missing, b_rows, n_rows)
         if len(a.rows) > len(n.rows):
             more.append(f"{name}: {len(a.rows) - len(n.rows)} extra row(s)")
         elif consumed_again:
@@ -352,7 +367,7 @@ def _compare_rows(db, name, a: Table, n: Table, b: Optional[Table], masks: Masks
             less.append(f"{name}: {len(n.rows) - len(a.rows)} row(s) missing")
         elif extra or missing:
             less.append(f"{name}: rows differ from the normal run")
-        return
+        return Effects(more, less)
     b_keyed = _keyed(b) if b_same else None
     for key in a_keyed.keys() - n_keyed.keys():
         more.append(f"{name}: extra row {key!r}")
@@ -379,9 +394,10 @@ def _compare_rows(db, name, a: Table, n: Table, b: Optional[Table], masks: Masks
                     more.append(f"{name}.{column} of {key!r} moved to {av!r}, normal run: {nv!r}")
                     continue
             less.append(f"{name}.{column} of {key!r} is {av!r}, normal run: {nv!r}")
+    return Effects(more, less)
 
 
-def _consumed_again(missing: Counter, before: Counter, normal: Counter) -> int:
+def rows_consumed_again(missing: Counter, before: Counter, normal: Counter) -> int:
     """How many of the rows missing after the re-run were there before and kept by one run,
     in a table that one run takes rows out of; 0 when the table is not consumed from."""
     if not missing or not (before - normal):
@@ -389,16 +405,21 @@ def _consumed_again(missing: Counter, before: Counter, normal: Counter) -> int:
     return sum((missing & before).values()) if sum((missing & before).values()) == sum(missing.values()) else 0
 
 
-def outcome(after_rerun: State, normal: State, before: State, masks: Masks) -> Tuple[str, List[str]]:
+class RerunOutcome(NamedTuple):
+    outcome: str  # verdicts.Outcome
+    reasons: List[str]  # what differs from the normal run, the effects done again first
+
+
+def outcome(after_rerun: State, normal: State, before: State, masks: Masks) -> RerunOutcome:
     dropped = orphans(after_rerun, before, normal, masks)
     if canonical(after_rerun, masks, dropped) == canonical(normal, masks):
-        return "recovered", []
+        return RerunOutcome(Outcome.RECOVERED, [])
     more, less = compare_effects(after_rerun, normal, before, masks)
     if more:
-        return "double-applied", more + less
+        return RerunOutcome(Outcome.DOUBLE_APPLIED, more + less)
     if less:
-        return "half-done", less
-    return "recovered", []
+        return RerunOutcome(Outcome.HALF_DONE, less)
+    return RerunOutcome(Outcome.RECOVERED, [])
 
 
 EMPTY = "(empty)"

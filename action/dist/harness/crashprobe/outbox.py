@@ -5,7 +5,7 @@ import json
 import os
 
 from .points import TRACKER
-from .intercept_files import _real_open, _real_os_open, _real_os_write, _real_os_close
+from .intercept_files import real_open, real_os_open, real_os_write, real_os_close
 
 
 def _crash_error(message):
@@ -15,7 +15,7 @@ def _crash_error(message):
 def read_outbox(path: str) -> list:
     if not os.path.exists(path):
         return []
-    with _real_open(path, "r", encoding="utf-8") as handle:
+    with real_open(path, "r", encoding="utf-8") as handle:
         return [json.loads(line) for line in handle if line.strip()]
 
 
@@ -32,10 +32,10 @@ class EmailClient:
         else:
             key = None
         record = {"to": str(to), "subject": str(subject), "body": str(body), "idempotency_key": key}
-        fd = _real_os_open(self._outbox, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o666)
+        fd = real_os_open(self._outbox, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o666)
         try:
-            _real_os_write(fd, (json.dumps(record, sort_keys=True) + "\n").encode("utf-8"))
+            real_os_write(fd, (json.dumps(record, sort_keys=True) + "\n").encode("utf-8"))
             os.fsync(fd)
         finally:
-            _real_os_close(fd)
+            real_os_close(fd)
         return {"status": "sent", "idempotency_key": key}

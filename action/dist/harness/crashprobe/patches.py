@@ -1,8 +1,9 @@
 """Installs every interception, once per process, before any target is imported."""
-_installed = []
+_installed = False
 
 
 def install() -> None:
+    global _installed
     if _installed:
         return
     # Imported before the clock is installed, so their timed waits (Event.wait, Condition.wait,
@@ -17,4 +18,4 @@ def install() -> None:
     intercept_sqlite.install()
     intercept_files.install()
     clock.install()
-    _installed.append(True)
+    _installed = True

@@ -17,6 +17,7 @@ import threading
 from typing import Callable, Dict, List, Optional, Tuple
 
 from . import heartbeat
+from .verdicts import Crash
 
 HARD_CRASH_EXIT = 86
 _real_exit = os._exit
@@ -142,7 +143,7 @@ class Tracker:
     def fire(self, call: str, soft_error) -> None:
         """Crashes now: the point registered as the crash point was reached."""
         crash = self.crashed or {}
-        if crash.get("kind") == "hard":
+        if crash.get("kind") == Crash.HARD:
             self.active = False
             if self.on_hard_crash is not None:
                 self.on_hard_crash()

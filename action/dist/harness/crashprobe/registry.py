@@ -11,6 +11,8 @@ class Scenario:
     resumable: bool = False
     check: Optional[Callable] = None
     line: int = 0
+    # The call must have its effect once however often it is made: a double-apply is posted inline.
+    idempotent: bool = False
 
     @property
     def target_path(self) -> str:
@@ -24,7 +26,8 @@ class Scenario:
 REGISTERED: List[Scenario] = []
 
 
-def scenario(target: str, resumable: bool = False, check: Optional[Callable] = None):
+def scenario(target: str, resumable: bool = False, check: Optional[Callable] = None,
+             idempotent: bool = False):
     if not isinstance(target, str) or ":" not in target:
         raise ValueError(
             f"@scenario target must be 'path/to/file.py:function', got {target!r}"
@@ -39,6 +42,7 @@ def scenario(target: str, resumable: bool = False, check: Optional[Callable] = N
                 resumable=bool(resumable),
                 check=check,
                 line=getattr(getattr(fn, "__code__", None), "co_firstlineno", 0),
+                idempotent=bool(idempotent),
             )
         )
         return fn

@@ -25,6 +25,9 @@ class RunReport:
     imports: List[dict] = field(default_factory=list)
     executed: List[str] = field(default_factory=list)
 
+    def to_json(self) -> dict:
+        return {name: getattr(self, name) for name in self.__dataclass_fields__}
+
     @classmethod
     def from_json(cls, data: dict) -> "RunReport":
         known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}

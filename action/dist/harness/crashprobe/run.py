@@ -14,30 +14,29 @@ import time
 import traceback
 
 from . import clock, heartbeat, intercept_files, intercept_sqlite, sandbox
+from .intercept_files import real_os_close, real_os_open, real_os_write
 from .points import TRACKER
-from .reports import Status
+from .reports import RunReport, Status
+from .run_spec import RunSpec
 from .usage import Recorder
+from .verdicts import Mode
 from .world import World
 
-_real_os_open = intercept_files._real_os_open
-_real_os_write = intercept_files._real_os_write
-_real_os_close = intercept_files._real_os_close
-_perf_counter = clock._real_perf_counter
 _JOIN_SECONDS = 30.0  # non-daemon threads are joined as at interpreter exit; the runner ends a hang first
 
 
-_owner = [0]
+_owner_pid = 0  # the run's own process: a process the target forks writes no report
 
 
-def _write_report(path: str, report: dict) -> None:
-    if os.getpid() != _owner[0]:
+def _write_report(path: str, report: RunReport) -> None:
+    if os.getpid() != _owner_pid:
         # A process the target forked came back through here: the run's report is not its to write.
         os._exit(0)
-    fd = _real_os_open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)
+    fd = real_os_open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)
     try:
-        _real_os_write(fd, json.dumps(report).encode("utf-8"))
+        real_os_write(fd, json.dumps(report.to_json()).encode("utf-8"))
     finally:
-        _real_os_close(fd)
+        real_os_close(fd)
 
 
 def describe_error(exc: BaseException, root: str) -> str:
@@ -50,10 +49,10 @@ def describe_error(exc: BaseException, root: str) -> str:
     return f"{type(exc).__name__}: {message}{where}" if message else f"{type(exc).__name__}{where}"
 
 
-def _temp_folder(spec: dict) -> str:
+def _temp_folder(spec: RunSpec) -> str:
     """The run's own system temp folder: `tempfile` and `TMPDIR` point here, with or without
     bubblewrap, so temp files behave alike everywhere. It is not part of the judged state."""
-    folder = os.path.join(spec["control"], "tmp")
+    folder = os.path.join(spec.control, "tmp")
     os.makedirs(folder, mode=0o777, exist_ok=True)
     for name in ("TMPDIR", "TEMP", "TMP"):
         os.environ[name] = folder
@@ -81,74 +80,70 @@ def _own_process_group() -> None:
         os.setsid()
 
 
-def execute(spec: dict, scenario, target) -> None:
+def execute(spec: RunSpec, scenario, target) -> None:
     """Never returns."""
-    report_path = spec["report"]
-    started = _perf_counter()
-    _owner[0] = os.getpid()
+    global _owner_pid
+    report_path = spec.report
+    started = clock.real_perf_counter()
+    _owner_pid = os.getpid()
     try:
         _own_process_group()
-        log = os.open(spec["log"], os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o666)
+        log = os.open(spec.log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o666)
         os.dup2(log, 1)
         os.dup2(log, 2)
         temp = _temp_folder(spec)
-        sandbox.apply(spec["limits"], [spec["folder"], spec["control"]])
-        heartbeat.attach(spec.get("heartbeat"))
-        os.chdir(spec["folder"])
-        clock.set_run(spec["clock"], spec["seed"])
-        intercept_sqlite.set_mode(spec["mode"] == "autocommit")
-        world = World(spec["folder"], spec["outbox"], seeding=spec.get("seed_only", False))
-        TRACKER.in_run = not spec.get("seed_only")
+        sandbox.apply(spec.limits, [spec.folder, spec.control])
+        heartbeat.attach(spec.heartbeat)
+        os.chdir(spec.folder)
+        clock.set_run(spec.clock, spec.seed)
+        intercept_sqlite.set_mode(spec.mode == Mode.AUTOCOMMIT)
+        world = World(spec.folder, spec.outbox, seeding=spec.seed_only)
+        TRACKER.in_run = not spec.seed_only
         try:
             kwargs = scenario.fn(world)
         except BaseException as exc:  # the scenario itself is broken
-            _write_report(report_path, {"status": Status.SCENARIO_RAISED, "error": describe_error(exc, spec["root"]),
-                                        "trace": []})
+            _write_report(report_path, RunReport(Status.SCENARIO_RAISED, error=describe_error(exc, spec.root)))
             os._exit(0)
-        if spec.get("seed_only"):
+        if spec.seed_only:
             intercept_files.close_all()
             intercept_sqlite.close_all()
-            _write_report(report_path, {"status": Status.OK, "trace": []})
+            _write_report(report_path, RunReport(Status.OK))
             os._exit(0)
         if not isinstance(kwargs, dict):
-            _write_report(report_path, {"status": Status.SCENARIO_RAISED, "trace": [],
-                                        "error": f"the scenario returned {type(kwargs).__name__}, not a dict of keyword arguments"})
+            _write_report(report_path, RunReport(
+                Status.SCENARIO_RAISED,
+                error=f"the scenario returned {type(kwargs).__name__}, not a dict of keyword arguments"))
             os._exit(0)
 
         def on_hard_crash():
-            _write_report(report_path, {"status": Status.CRASHED_HARD, "trace": TRACKER.trace, "crashed": TRACKER.crashed})
+            _write_report(report_path, RunReport(Status.CRASHED_HARD, trace=TRACKER.trace, crashed=TRACKER.crashed))
 
         def on_soft_crash():
-            _write_report(report_path, {"status": Status.LIMIT, "trace": TRACKER.trace, "crashed": TRACKER.crashed,
-                                        "error": "the run did not end after its soft crash"})
+            _write_report(report_path, RunReport(Status.LIMIT, trace=TRACKER.trace, crashed=TRACKER.crashed,
+                                                 error="the run did not end after its soft crash"))
 
-        recorder = Recorder(spec["root"]) if spec.get("record_usage") else None
-        TRACKER.start(spec["root"], [spec["folder"], temp], spec.get("crash"), on_hard_crash, on_soft_crash)
+        recorder = Recorder(spec.root) if spec.record_usage else None
+        TRACKER.start(spec.root, [spec.folder, temp], spec.crash, on_hard_crash, on_soft_crash)
         if recorder:
             recorder.start()
         status, error = Status.OK, None
         try:
             target(**kwargs)
         except BaseException as exc:
-            status, error = Status.RAISED, describe_error(exc, spec["root"])
+            status, error = Status.RAISED, describe_error(exc, spec.root)
         _join_threads()
         if recorder:
             recorder.stop()
         TRACKER.stop()
         intercept_files.close_all()
         intercept_sqlite.close_all()
-        report = {"status": status, "error": error, "trace": TRACKER.trace, "crashed": TRACKER.crashed,
-                  "seconds": _perf_counter() - started}
-        if TRACKER.refused is not None:
-            report["refused"] = TRACKER.refused
-        if recorder:
-            report["imports"] = recorder.imports()
-            report["executed"] = sorted(recorder.executed)
-        _write_report(report_path, report)
+        _write_report(report_path, RunReport(
+            status, error=error, trace=TRACKER.trace, crashed=TRACKER.crashed,
+            seconds=clock.real_perf_counter() - started, refused=TRACKER.refused,
+            imports=recorder.imports() if recorder else [], executed=sorted(recorder.executed) if recorder else []))
     except BaseException as exc:  # a harness failure inside the run: report it, never hang
         try:
-            _write_report(report_path, {"status": Status.HARNESS_ERROR, "error": describe_error(exc, spec["root"]),
-                                        "trace": []})
+            _write_report(report_path, RunReport(Status.HARNESS_ERROR, error=describe_error(exc, spec.root)))
         except BaseException:
             pass
     finally:

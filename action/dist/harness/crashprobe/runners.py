@@ -4,6 +4,7 @@ The runner waits for the run with a wall-clock limit, and ends it early as a
 hang when, for about a second, it neither used CPU time nor moved its heartbeat
 (heartbeat.py): every thread is blocked, so nothing will ever change.
 """
+import dataclasses
 import gc
 import json
 import os
@@ -17,6 +18,7 @@ from . import clock, heartbeat, run
 from .intercept_sqlite import OPEN_CONNECTIONS
 from .points import HARD_CRASH_EXIT, warm_real_paths
 from .reports import RunReport, Status
+from .run_spec import RunSpec
 
 HANG_SECONDS = 1.0
 _POLL = 0.05
@@ -24,7 +26,7 @@ _POLL = 0.05
 _WATCH_AFTER = 0.1
 _IDLE_CPU_SHARE = 0.05  # below this share of one core, a run counts as idle
 _TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
-_monotonic = clock._real_monotonic
+_monotonic = clock.real_monotonic
 
 
 class Ended(NamedTuple):
@@ -118,7 +120,7 @@ def _wait(pid: int, timeout: float, beat_path: Optional[str] = None) -> Ended:
                 early = watch.started + _WATCH_AFTER - _monotonic()
                 select.select([pidfd], [], [], max(0.0, min(left, _POLL if early <= 0 else early)))
             else:
-                clock._real_sleep(min(delay, left))
+                clock.real_sleep(min(delay, left))
                 delay = min(delay * 2, 0.02)
     finally:
         if pidfd is not None:
@@ -133,9 +135,9 @@ def _kill_group(pid: int) -> None:
             pass
 
 
-def _finish(spec: dict, ended: Ended) -> RunReport:
+def _finish(spec: RunSpec, ended: Ended) -> RunReport:
     try:
-        with open(spec["report"], "r", encoding="utf-8") as handle:
+        with open(spec.report, "r", encoding="utf-8") as handle:
             data = json.load(handle)
     except (OSError, ValueError):
         data = None
@@ -143,7 +145,7 @@ def _finish(spec: dict, ended: Ended) -> RunReport:
     if ended.hung:
         # The run may have reached its crash point before it blocked (a worker thread died and
         # its caller waits): a soft crash writes a partial report saying so.
-        beat = heartbeat.read(spec["heartbeat"]) if spec.get("heartbeat") else None
+        beat = heartbeat.read(spec.heartbeat) if spec.heartbeat else None
         return RunReport(Status.HANG, trace=partial.trace if partial else [],
                          crashed=partial.crashed if partial else None,
                          error=f"the run hangs: every thread blocked for {HANG_SECONDS:.0f} s with nothing changing"
@@ -151,7 +153,7 @@ def _finish(spec: dict, ended: Ended) -> RunReport:
     if ended.timed_out:
         return RunReport(Status.LIMIT, trace=partial.trace if partial else [],
                          crashed=partial.crashed if partial else None,
-                         error=f"the run did not finish within the {spec['limits']['wall_seconds']} s wall-clock limit")
+                         error=f"the run did not finish within the {spec.limits['wall_seconds']} s wall-clock limit")
     status = ended.status
     if partial is None:
         if os.WIFSIGNALED(status):
@@ -165,12 +167,11 @@ def _finish(spec: dict, ended: Ended) -> RunReport:
     return partial
 
 
-def _prepare(spec: dict) -> None:
-    for key in ("report",):
-        if spec.get(key) and os.path.exists(spec[key]):
-            os.remove(spec[key])
-    if spec.get("heartbeat"):
-        heartbeat.create(spec["heartbeat"])
+def _prepare(spec: RunSpec) -> None:
+    if os.path.exists(spec.report):
+        os.remove(spec.report)
+    if spec.heartbeat:
+        heartbeat.create(spec.heartbeat)
 
 
 class ForkRunner:
@@ -180,10 +181,10 @@ class ForkRunner:
         self._scenarios = scenario_index  # name -> (scenario, target)
         warm_real_paths()
 
-    def run(self, spec: dict) -> RunReport:
+    def run(self, spec: RunSpec) -> RunReport:
         if len(OPEN_CONNECTIONS):
             raise RuntimeError("the harness holds an open SQLite connection; it must never fork with one")
-        scenario, target = self._scenarios[spec["scenario"]]
+        scenario, target = self._scenarios[spec.scenario]
         _prepare(spec)
         sys.stdout.flush()
         sys.stderr.flush()
@@ -194,7 +195,7 @@ class ForkRunner:
         if pid == 0:
             run.execute(spec, scenario, target)
         gc.unfreeze()
-        return _finish(spec, _wait(pid, spec["limits"]["wall_seconds"], spec.get("heartbeat")))
+        return _finish(spec, _wait(pid, spec.limits["wall_seconds"], spec.heartbeat))
 
 
 # A group of its own, as a forked run gets (run.py); Python before 3.11 has only a new session.
@@ -208,9 +209,9 @@ class SpawnRunner:
         self._file = scenario_file
         self._env = env
 
-    def run(self, spec: dict) -> RunReport:
+    def run(self, spec: RunSpec) -> RunReport:
         _prepare(spec)
-        payload = dict(spec, scenario_file=self._file)
+        payload = dataclasses.replace(spec, scenario_file=self._file).to_json()
         process = subprocess.Popen(
             [sys.executable, "-m", "crashprobe.child"],
             stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
@@ -218,6 +219,19 @@ class SpawnRunner:
         )
         process.stdin.write(json.dumps(payload).encode("utf-8"))
         process.stdin.close()
-        ended = _wait(process.pid, spec["limits"]["wall_seconds"] + 5, spec.get("heartbeat"))
+        ended = _wait(process.pid, spec.limits["wall_seconds"] + 5, spec.heartbeat)
         process.returncode = 0  # reaped by _wait
         return _finish(spec, ended)
+
+
+class CountingRunner:
+    """A runner that counts the runs it starts, for the protocol's `done` message."""
+
+    def __init__(self, runner):
+        self.runner = runner
+        self.isolation = runner.isolation
+        self.runs = 0
+
+    def run(self, spec: RunSpec) -> RunReport:
+        self.runs += 1
+        return self.runner.run(spec)

@@ -168,15 +168,16 @@ def apply(limits: dict, writable_dirs) -> None:
 def _limit_forks(most: int) -> None:
     # A guard for where the process-count limit cannot apply (runs that keep root).
     real_fork = os.fork
-    count = [0]
+    count = 0
 
     def fork():
-        count[0] += 1
-        if count[0] > most:
+        nonlocal count
+        count += 1
+        if count > most:
             raise BlockingIOError(f"crashprobe: a crash run may start at most {most} processes")
         pid = real_fork()
         if pid == 0:
-            count[0] = most  # the budget is the run's, not each child's: no fork tree
+            count = most  # the budget is the run's, not each child's: no fork tree
         return pid
 
     os.fork = fork

@@ -29,10 +29,10 @@ def main() -> int:
     from . import patches
 
     patches.install()
-    from . import HARNESS_VERSION, loader, sandbox
+    from . import HARNESS_VERSION, loader, messages, sandbox
     from .campaign import Campaign, ScenarioError
     from .intercept_sqlite import OPEN_CONNECTIONS
-    from .runners import ForkRunner, SpawnRunner
+    from .runners import CountingRunner, ForkRunner, SpawnRunner
 
     scenario_file = request["scenario_file"]
     root = request["root"]
@@ -46,7 +46,7 @@ def main() -> int:
     # Nothing from the repository has run yet: the limits and the uid drop come first.
     for note in sandbox.limit_server(limits, file_cpu, [sys.executable, root, harness_dir, work,
                                                         os.path.dirname(os.path.abspath(scenario_file))], work):
-        emit({"type": "note", "message": note})
+        emit(messages.note(note))
     # A scenario file or target whose import blocks ends the server (SIGALRM's default action);
     # one that spins ends at the CPU soft limit (SIGXCPU). The caller reports either per file.
     signal.signal(signal.SIGALRM, signal.SIG_DFL)
@@ -56,8 +56,8 @@ def main() -> int:
         scenarios = loader.load_scenarios(scenario_file, root)
     except loader.LoadError as exc:
         signal.alarm(0)
-        emit({"type": "error", "file": scenario_file, "message": str(exc)})
-        emit({"type": "done", "runs": 0, "seconds": time.monotonic() - started})
+        emit(messages.file_error(scenario_file, str(exc)))
+        emit(messages.done(0, time.monotonic() - started))
         return 2
     index = {}
     failed = False
@@ -66,46 +66,33 @@ def main() -> int:
             index[scenario.name] = (scenario, loader.load_target(scenario, root, scenario_file))
         except loader.LoadError as exc:
             failed = True
-            emit({"type": "error", "file": scenario_file, "scenario": scenario.name, "line": scenario.line,
-                  "message": str(exc)})
+            emit(messages.scenario_error(scenario_file, scenario.name, scenario.line, str(exc)))
     scenarios = [s for s in scenarios if s.name in index]
     signal.alarm(0)
     sandbox.imports_done(file_cpu)
     isolation = request.get("isolation", "fork")
     if isolation == "fork" and len(OPEN_CONNECTIONS):
-        emit({"type": "note", "message": "the target opens a SQLite connection when imported; "
-                                         "falling back to --isolation spawn for this file"})
+        emit(messages.note("the target opens a SQLite connection when imported; "
+                           "falling back to --isolation spawn for this file"))
         isolation = "spawn"
-    if isolation == "fork":
-        runner = ForkRunner(index)
-    else:
-        runner = SpawnRunner(scenario_file, dict(os.environ))
-    counter = {"runs": 0}
-    original_run = runner.run
-
-    def counted_run(spec):
-        counter["runs"] += 1
-        return original_run(spec)
-
-    runner.run = counted_run
+    runner = CountingRunner(ForkRunner(index) if isolation == "fork" else SpawnRunner(scenario_file, dict(os.environ)))
 
     def progress(name, mode, done, total):
         if done == total or done % 10 == 0:
-            emit({"type": "progress", "scenario": name, "mode": mode, "done": done, "total": total})
+            emit(messages.progress(name, mode, done, total))
 
     for position, scenario in enumerate(scenarios):
         campaign = Campaign(runner, os.path.join(work, f"s{position}"), root, limits,
                             int(request.get("max_points", 40)), progress)
         try:
-            result = campaign.judge(scenario)
+            verdict = campaign.judge(scenario)
         except ScenarioError as exc:
             failed = True
-            emit({"type": "error", "file": scenario_file, "scenario": scenario.name, "line": scenario.line,
-                  "message": f"{scenario_file}:{scenario.line}: scenario {scenario.name}: {exc}"})
+            emit(messages.scenario_error(scenario_file, scenario.name, scenario.line,
+                                         f"{scenario_file}:{scenario.line}: scenario {scenario.name}: {exc}"))
             continue
-        emit(dict(result, type="scenario", file=scenario_file, line=scenario.line,
-                  harness_version=HARNESS_VERSION, isolation=isolation))
-    emit({"type": "done", "runs": counter["runs"], "seconds": time.monotonic() - started})
+        emit(messages.scenario_verdict(verdict, scenario_file, scenario.line, HARNESS_VERSION, isolation))
+    emit(messages.done(runner.runs, time.monotonic() - started))
     return 1 if failed else 0
 
 

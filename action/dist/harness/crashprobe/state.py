@@ -7,8 +7,8 @@ import tempfile
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple
 
-from .intercept_files import _real_open
-from .intercept_sqlite import _real_connect
+from .intercept_files import real_open
+from .intercept_sqlite import real_connect
 from .outbox import read_outbox
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -51,7 +51,7 @@ def _read_db_cached(path: str, data: bytes) -> Dict[str, Table]:
     for suffix in _SIDE_FILES:
         side = path + suffix
         if os.path.exists(side):
-            with _real_open(side, "rb") as handle:
+            with real_open(side, "rb") as handle:
                 side_data = handle.read()
             key.update(suffix.encode() + b"\0" + len(side_data).to_bytes(8, "little") + side_data)
     key = key.digest()
@@ -74,9 +74,9 @@ def _read_db(path: str) -> Dict[str, Table]:
         for suffix in _SIDE_FILES:
             if os.path.exists(path + suffix):
                 shutil.copyfile(path + suffix, copy + suffix)
-        conn = _real_connect(copy)
+        conn = real_connect(copy)
     else:
-        conn = _real_connect(f"file:{path}?mode=ro&immutable=1", uri=True)
+        conn = real_connect(f"file:{path}?mode=ro&immutable=1", uri=True)
     try:
         tables: Dict[str, Table] = {}
         names = [
@@ -116,7 +116,7 @@ def capture(folder: str, outbox_path: str) -> State:
             rel = os.path.relpath(full, folder).replace(os.sep, "/")
             if any(name.endswith(suffix) and os.path.exists(full[: -len(suffix)]) for suffix in _SIDE_FILES):
                 if not os.path.islink(full):
-                    with _real_open(full, "rb") as handle:
+                    with real_open(full, "rb") as handle:
                         _entry(digest, b"s", rel, handle.read())
                 continue  # read with its database
             if os.path.islink(full):
@@ -124,7 +124,7 @@ def capture(folder: str, outbox_path: str) -> State:
                 _entry(digest, b"l", rel, target)
                 state.files[rel] = b"symlink:" + target
                 continue
-            with _real_open(full, "rb") as handle:
+            with real_open(full, "rb") as handle:
                 data = handle.read()
             _entry(digest, b"f", rel, data)
             if is_lock_file(name, len(data)):
@@ -134,7 +134,7 @@ def capture(folder: str, outbox_path: str) -> State:
             else:
                 state.files[rel] = data
     try:
-        with _real_open(outbox_path, "rb") as handle:
+        with real_open(outbox_path, "rb") as handle:
             _entry(digest, b"o", "", handle.read())
     except (OSError, ValueError):  # no outbox (the seeding run's state names none)
         pass
@@ -166,7 +166,7 @@ class StateView:
         for suffix in _SIDE_FILES:
             if os.path.exists(source + suffix):
                 shutil.copyfile(source + suffix, copy + suffix)
-        conn = _real_connect(copy)
+        conn = real_connect(copy)
         conn.execute("PRAGMA query_only = ON")
         self._connections.append(conn)
         return conn
@@ -175,5 +175,5 @@ class StateView:
         full = os.path.join(self._folder, relpath)
         if not os.path.isfile(full):
             return None
-        with _real_open(full, "rb") as handle:
+        with real_open(full, "rb") as handle:
             return handle.read()

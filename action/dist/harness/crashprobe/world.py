@@ -1,8 +1,8 @@
 """The `world` a scenario function receives (see the public contract)."""
 import os
 
-from .intercept_files import _real_open
-from .intercept_sqlite import _real_connect, connect_in_mode
+from .intercept_files import real_open
+from .intercept_sqlite import real_connect, connect_in_mode
 from .outbox import EmailClient
 
 
@@ -20,7 +20,7 @@ class World:
             return
         target = self.path(name)
         os.makedirs(os.path.dirname(target), exist_ok=True)
-        conn = _real_connect(target)
+        conn = real_connect(target)
         try:
             conn.executescript(script)
             conn.commit()
@@ -33,7 +33,7 @@ class World:
         target = self.path(relpath)
         os.makedirs(os.path.dirname(target), exist_ok=True)
         data = content.encode("utf-8") if isinstance(content, str) else bytes(content)
-        with _real_open(target, "wb") as handle:
+        with real_open(target, "wb") as handle:
             handle.write(data)
 
     def sqlite(self, name: str):
