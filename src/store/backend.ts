@@ -38,6 +38,47 @@ export interface Job {
   finalReason: string | null;
 }
 
+/** A jobs row as either database returns it: SQLite gives integers as numbers, PostgreSQL's bigints as strings. */
+export interface JobRow {
+  id: number | string;
+  key: string;
+  lane: string | null;
+  payload: string;
+  status: JobStatus;
+  attempts: number;
+  owner: string | null;
+  lease_until: number | string | null;
+  run_after: number | string;
+  deadline: number | string;
+  check_run_id: number | string | null;
+  last_error: string | null;
+  delivery_id: string | null;
+  final_reason: string | null;
+}
+
+const numberOrNull = (value: number | string | null): number | null => (value === null ? null : Number(value));
+
+/** The job a row holds; it was queued one job time limit before its deadline. */
+export function jobFromRow(row: JobRow, jobTimeoutMs: number): Job {
+  return {
+    id: Number(row.id),
+    key: row.key,
+    lane: row.lane,
+    payload: row.payload,
+    status: row.status,
+    attempts: row.attempts,
+    owner: row.owner,
+    leaseUntil: numberOrNull(row.lease_until),
+    runAfter: Number(row.run_after),
+    deadline: Number(row.deadline),
+    checkRunId: numberOrNull(row.check_run_id),
+    lastError: row.last_error,
+    deliveryId: row.delivery_id,
+    queuedAt: Number(row.deadline) - jobTimeoutMs,
+    finalReason: row.final_reason,
+  };
+}
+
 export interface JobInput {
   key: string;
   payload: unknown;

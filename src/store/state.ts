@@ -13,6 +13,8 @@ import {
   HOUR_MS,
   JOB_STATUSES,
   defaultRetryDelayMs,
+  jobFromRow,
+  type JobRow,
   type AdmitResult,
   type FailOptions,
   type Job,
@@ -95,42 +97,7 @@ function migrate(db: Database.Database): void {
   })();
 }
 
-interface JobRow {
-  id: number;
-  key: string;
-  lane: string | null;
-  payload: string;
-  status: JobStatus;
-  attempts: number;
-  owner: string | null;
-  lease_until: number | null;
-  run_after: number;
-  deadline: number;
-  check_run_id: number | null;
-  last_error: string | null;
-  delivery_id: string | null;
-  final_reason: string | null;
-}
-
-function toJob(row: JobRow, jobTimeoutMs: number): Job {
-  return {
-    id: row.id,
-    key: row.key,
-    lane: row.lane,
-    payload: row.payload,
-    status: row.status,
-    attempts: row.attempts,
-    owner: row.owner,
-    leaseUntil: row.lease_until,
-    runAfter: row.run_after,
-    deadline: row.deadline,
-    checkRunId: row.check_run_id,
-    lastError: row.last_error,
-    deliveryId: row.delivery_id,
-    queuedAt: row.deadline - jobTimeoutMs,
-    finalReason: row.final_reason,
-  };
-}
+const toJob = jobFromRow;
 
 /**
  * The state holds every installation's cached verdicts and posted fingerprints: readable by the
@@ -305,7 +272,7 @@ export class CrashprobeState {
       this.db
         .prepare(`UPDATE jobs SET status = 'running', owner = ?, lease_until = ?, attempts = attempts + 1, updated_at = ? WHERE id = ?`)
         .run(owner, now + leaseMs, now, row.id);
-      return this.job(row.id);
+      return this.job(Number(row.id));
     }).immediate();
   }
 

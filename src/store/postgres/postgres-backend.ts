@@ -13,6 +13,8 @@ import {
   HOUR_MS,
   JOB_STATUSES,
   defaultRetryDelayMs,
+  jobFromRow,
+  type JobRow as SharedJobRow,
   type AdmitResult,
   type AppBackend,
   type BackendOptions,
@@ -29,43 +31,11 @@ import { BOSS_SCHEMA, CREATE_TABLES, QUEUE, SCHEMA } from './schema.ts';
 
 type Client = pg.PoolClient;
 
-interface JobRow {
-  id: string;
-  key: string;
-  lane: string | null;
-  payload: string;
-  status: JobStatus;
-  attempts: number;
-  owner: string | null;
-  lease_until: string | null;
-  run_after: string;
-  deadline: string;
-  check_run_id: string | null;
-  last_error: string | null;
-  delivery_id: string | null;
-  final_reason: string | null;
+interface JobRow extends SharedJobRow {
   boss_id: string | null;
 }
 
-function toJob(row: JobRow, jobTimeoutMs: number): Job {
-  return {
-    id: Number(row.id),
-    key: row.key,
-    lane: row.lane,
-    payload: row.payload,
-    status: row.status,
-    attempts: row.attempts,
-    owner: row.owner,
-    leaseUntil: row.lease_until === null ? null : Number(row.lease_until),
-    runAfter: Number(row.run_after),
-    deadline: Number(row.deadline),
-    checkRunId: row.check_run_id === null ? null : Number(row.check_run_id),
-    lastError: row.last_error,
-    deliveryId: row.delivery_id,
-    queuedAt: Number(row.deadline) - jobTimeoutMs,
-    finalReason: row.final_reason,
-  };
-}
+const toJob = jobFromRow;
 
 const hex = (text: string) => Buffer.from(text, 'utf8').toString('hex');
 

@@ -2,23 +2,9 @@
 // decorator's wrapper (src/core/python/decorator-effects.ts), table style.
 // The shape is persist-queue's sqlbase.py `with_conditional_transaction`.
 import { describe, expect, it } from 'vitest';
-import { findEffects } from '../../../src/core/python/effects.ts';
-import { functionOf, moduleOf, py } from './python-source.ts';
+import { dbEffects, py, type EffectCase } from './python-source.ts';
 
-interface Case {
-  name: string;
-  code: string;
-  fn: string;
-  /** `line kind sql-text` of each database effect, in order. */
-  effects: string[];
-}
 
-function dbEffects(code: string, qualname: string): string[] {
-  const module = moduleOf(code);
-  return findEffects(functionOf(module, qualname), module)
-    .filter((effect) => effect.kind.startsWith('db-'))
-    .map((effect) => `${effect.range.startLine} ${effect.kind} ${effect.sql?.text ?? '-'}`);
-}
 
 const PERSIST_QUEUE = py`
   def with_conditional_transaction(func):
@@ -54,7 +40,7 @@ const PERSIST_QUEUE = py`
           return self._insert_into(obj, 1.0)
 `;
 
-const cases: Case[] = [
+const cases: EffectCase[] = [
   {
     name: 'the caller of a decorated function gets the wrapper\'s execute, with the SQL the function returns (through a local)',
     code: PERSIST_QUEUE,
@@ -107,7 +93,7 @@ const cases: Case[] = [
 describe('decorator-built statements', () => {
   for (const testCase of cases) {
     it(testCase.name, () => {
-      expect(dbEffects(testCase.code, testCase.fn)).toEqual(testCase.effects);
+      expect(dbEffects(testCase.code, testCase.fn, 'sql-text')).toEqual(testCase.effects);
     });
   }
 });

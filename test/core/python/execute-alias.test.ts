@@ -2,24 +2,10 @@
 // each case a module, a function, and the database effects expected of it.
 // Cases taken from diskcache/core.py (harness/corpus/diskcache).
 import { describe, expect, it } from 'vitest';
-import { findEffects } from '../../../src/core/python/effects.ts';
 import { detectTxStyle } from '../../../src/core/python/tx-style.ts';
-import { functionOf, moduleOf, py } from './python-source.ts';
+import { dbEffects, functionOf, moduleOf, py, type EffectCase } from './python-source.ts';
 
-interface Case {
-  name: string;
-  code: string;
-  fn: string;
-  /** `line kind sql-kind` of each database effect, in order. */
-  effects: string[];
-}
 
-function dbEffects(code: string, qualname: string): string[] {
-  const module = moduleOf(code);
-  return findEffects(functionOf(module, qualname), module)
-    .filter((effect) => effect.kind.startsWith('db-'))
-    .map((effect) => `${effect.range.startLine} ${effect.kind} ${effect.sql?.kind ?? '-'}`);
-}
 
 const DISKCACHE_CLASS = py`
   import sqlite3
@@ -52,7 +38,7 @@ const DISKCACHE_CLASS = py`
               sql('UPDATE Cache SET expire_time = ? WHERE rowid = ?', (expire, rows[0][0]))
 `;
 
-const found: Case[] = [
+const found: EffectCase[] = [
   {
     name: 'a local alias of conn.execute',
     code: py`
@@ -94,7 +80,7 @@ const found: Case[] = [
   },
 ];
 
-const notFound: Case[] = [
+const notFound: EffectCase[] = [
   {
     name: 'a name bound to something else',
     code: py`
@@ -148,7 +134,7 @@ const notFound: Case[] = [
 describe('execute aliases', () => {
   for (const testCase of [...found, ...notFound]) {
     it(testCase.name, () => {
-      expect(dbEffects(testCase.code, testCase.fn)).toEqual(testCase.effects);
+      expect(dbEffects(testCase.code, testCase.fn, 'sql-kind')).toEqual(testCase.effects);
     });
   }
 

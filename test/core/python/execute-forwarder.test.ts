@@ -2,23 +2,9 @@
 // table style. The shape is beets' dbcore/db.py: Transaction.mutate / script, called
 // as `tx.mutate(...)` inside `with self.db.transaction() as tx:`.
 import { describe, expect, it } from 'vitest';
-import { findEffects } from '../../../src/core/python/effects.ts';
-import { functionOf, moduleOf, py } from './python-source.ts';
+import { dbEffects, py, type EffectCase } from './python-source.ts';
 
-interface Case {
-  name: string;
-  code: string;
-  fn: string;
-  /** `line kind sql-kind` of each database effect, in order. */
-  effects: string[];
-}
 
-function dbEffects(code: string, qualname: string): string[] {
-  const module = moduleOf(code);
-  return findEffects(functionOf(module, qualname), module)
-    .filter((effect) => effect.kind.startsWith('db-'))
-    .map((effect) => `${effect.range.startLine} ${effect.kind} ${effect.sql?.kind ?? '-'}`);
-}
 
 const BEETS = py`
   class Transaction:
@@ -47,7 +33,7 @@ const BEETS = py`
           tx.log("DELETE FROM nothing")
 `;
 
-const cases: Case[] = [
+const cases: EffectCase[] = [
   {
     name: 'beets Model.remove: tx.mutate read as execute with the caller\'s SQL, inside the transaction block',
     code: BEETS,
@@ -80,7 +66,7 @@ const cases: Case[] = [
 describe('execute forwarders', () => {
   for (const testCase of cases) {
     it(testCase.name, () => {
-      expect(dbEffects(testCase.code, testCase.fn)).toEqual(testCase.effects);
+      expect(dbEffects(testCase.code, testCase.fn, 'sql-kind')).toEqual(testCase.effects);
     });
   }
 });

@@ -4,23 +4,9 @@
 // BEGIN where the block starts and a COMMIT/ROLLBACK where it ends, also to the
 // callers of a helper that uses one. Cases from sqlite-utils/db.py and diskcache/core.py.
 import { describe, expect, it } from 'vitest';
-import { findEffects } from '../../../src/core/python/effects.ts';
-import { functionOf, moduleOf, py } from './python-source.ts';
+import { dbEffects, py, type EffectCase } from './python-source.ts';
 
-interface Case {
-  name: string;
-  code: string;
-  fn: string;
-  /** `line kind` of each database effect, in order. */
-  effects: string[];
-}
 
-function dbEffects(code: string, qualname: string): string[] {
-  const module = moduleOf(code);
-  return findEffects(functionOf(module, qualname), module)
-    .filter((effect) => effect.kind.startsWith('db-'))
-    .map((effect) => `${effect.range.startLine} ${effect.kind}`);
-}
 
 const DISKCACHE = py`
   import contextlib as cl
@@ -46,7 +32,7 @@ const DISKCACHE = py`
           return self.get(key, retry=True)
 `;
 
-const cases: Case[] = [
+const cases: EffectCase[] = [
   {
     name: 'sqlite-utils: with self.db.atomic(): BEGIN before the block, COMMIT after it',
     code: py`
@@ -121,7 +107,7 @@ const cases: Case[] = [
 describe('transactions opened by context managers', () => {
   for (const testCase of cases) {
     it(testCase.name, () => {
-      expect(dbEffects(testCase.code, testCase.fn)).toEqual(testCase.effects);
+      expect(dbEffects(testCase.code, testCase.fn, 'none')).toEqual(testCase.effects);
     });
   }
 });
