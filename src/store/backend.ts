@@ -116,6 +116,11 @@ export interface FailOptions {
   retryable: boolean;
   /** When to try again (ms from now); the backend's back-off when absent. */
   retryInMs?: number;
+  /**
+   * The job failed for good but its check run could not be completed (GitHub did not answer): it is
+   * kept as a conclusion run with this reason (Job.finalReason), claimed again after `retryInMs`.
+   */
+  concludeLater?: string;
 }
 
 /** The fingerprints crashprobe posted on pull requests, durable across replicas. */

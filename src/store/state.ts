@@ -303,6 +303,12 @@ export class CrashprobeState {
       if (!job || job.owner !== owner || job.status !== 'running') return job?.status ?? 'failed';
       const now = this.now();
       const runAfter = now + (options.retryInMs ?? this.retryDelayMs(job.attempts));
+      if (options.concludeLater !== undefined) {
+        this.db
+          .prepare(`UPDATE jobs SET status = 'pending', owner = NULL, lease_until = NULL, run_after = ?, final_reason = ?, last_error = ?, updated_at = ? WHERE id = ?`)
+          .run(runAfter, options.concludeLater, error, now, id);
+        return 'pending';
+      }
       const retry = options.retryable && job.finalReason === null && job.attempts < this.maxAttempts && runAfter < job.deadline;
       const status: JobStatus = retry ? 'pending' : 'failed';
       this.db

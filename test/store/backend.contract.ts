@@ -172,6 +172,17 @@ export function backendContract(name: string, open: OpenBackend): void {
       expect(await c.fail(late.id, 'w1', 'GitHub 502', { retryable: true, retryInMs: 2000 })).toBe('failed');
     });
 
+    it('keeps a job whose check run could not be completed as a conclusion run, claimed again after its delay', async () => {
+      const b = await backend();
+      await b.admit('d-1', 'pull_request', push(9, 'a'));
+      const job = (await b.claim('w1', 5000))!;
+      expect(await b.fail(job.id, 'w1', 'GitHub answered 502', { retryable: false, retryInMs: 200, concludeLater: 'the review failed: 502' })).toBe('pending');
+      expect(await b.jobByKey('octo/shop#9@a')).toMatchObject({ status: 'pending', finalReason: 'the review failed: 502', lastError: 'GitHub answered 502' });
+      expect(await b.claim('w2', 5000)).toBeUndefined();
+      await sleep(400);
+      expect(await b.claim('w2', 5000)).toMatchObject({ key: 'octo/shop#9@a', finalReason: 'the review failed: 502' });
+    });
+
     it('retries a retryable failure after its back-off (or the delay the error named), and fails a final one', async () => {
       const delays: number[] = [];
       const b = await backend({ retryDelayMs: (attempt) => (delays.push(attempt), 250) });

@@ -13,7 +13,7 @@ import { githubPullRequestSource } from '../github/pull-request-source.ts';
 import { reviewPublisher } from '../github/publisher.ts';
 import type { AppBackend, Job } from '../../store/backend.ts';
 import type { FingerprintLedger } from '../../store/fingerprint-ledger.ts';
-import { JobTimeoutError, type JobContext } from './worker-pool.ts';
+import { ConclusionPendingError, isRetryable, JobTimeoutError, type JobContext } from './worker-pool.ts';
 import { harnessOffReason, type HarnessChoice } from '../harness/choose.ts';
 import type { DependencyProvisioner } from '../env/app-provisioner.ts';
 import { dependencyHarness } from '../env/dependency-runner.ts';
@@ -117,7 +117,15 @@ export async function runReviewJob(job: Job, octokit: AppOctokit, deps: ReviewJo
   let publisher = payload.number !== undefined && payload.headSha ? publisherFor(payload.number, payload.headSha) : undefined;
   // A review that was made but could not be posted goes into the failed check run (with what it found), not only the error.
   let unposted: Review | undefined;
-  const concludeFailed = (error: unknown) => publisher?.conclude(failedOutcome((error as Error).message, unposted)).catch(() => undefined);
+  /** Completes the check run as failed; what stopped that (GitHub still down), if anything. */
+  const concludeFailed = async (error: unknown): Promise<unknown> => {
+    try {
+      await publisher?.conclude(failedOutcome((error as Error).message, unposted));
+      return undefined;
+    } catch (missed) {
+      return missed;
+    }
+  };
   const onAbort = () => {
     if (context?.signal.reason instanceof JobTimeoutError) void concludeFailed(context.signal.reason);
   };
@@ -195,7 +203,11 @@ export async function runReviewJob(job: Job, octokit: AppOctokit, deps: ReviewJo
     );
     return 'reviewed';
   } catch (error) {
-    if (!context?.signal.aborted && isFinal(error)) await concludeFailed(error);
+    if (!context?.signal.aborted && isFinal(error)) {
+      const missed = await concludeFailed(error);
+      // The check run must not stay in progress: it is completed as soon as GitHub answers again.
+      if (missed !== undefined && isRetryable(missed)) throw new ConclusionPendingError((error as Error).message, missed);
+    }
     throw error;
   } finally {
     context?.signal.removeEventListener('abort', onAbort);

@@ -55,6 +55,23 @@ export type JobRunner = (job: Job, context: JobContext) => Promise<void>;
 
 class ConclusionRunDone extends Error {}
 
+/** How long after its time limit a failed job keeps trying to complete its check run while GitHub does not answer. */
+const CONCLUDE_FOR_MS = 24 * 3_600_000;
+
+/**
+ * The review failed for good, and completing its check run as failed did not get through either
+ * (GitHub down): the job is kept as a conclusion run, tried again as soon as GitHub answers.
+ */
+export class ConclusionPendingError extends Error {
+  constructor(
+    readonly reason: string,
+    override readonly cause: unknown,
+  ) {
+    super(`${reason}; completing the check run failed too (${cause instanceof Error ? cause.message : String(cause)}); it is tried again later`);
+    this.name = 'ConclusionPendingError';
+  }
+}
+
 export class RetryableError extends Error {}
 
 /** The job ran out of time; never retried. */
@@ -266,6 +283,14 @@ export class WorkerPool {
   ): Promise<void> {
     const handedBack = lost || (abort.signal.aborted && abort.signal.reason !== timeout);
     if (job.finalReason !== null && !handedBack) {
+      // A conclusion run that met GitHub still down: tried again later, for a day past the job's time limit.
+      if (!(error instanceof ConclusionRunDone) && isRetryable(error) && Date.now() < job.deadline + CONCLUDE_FOR_MS) {
+        const retryInMs = delayOf(error);
+        await this.backend.fail(job.id, this.owner, (error as Error).message, { retryable: false, retryInMs, concludeLater: job.finalReason }).catch(() => undefined);
+        logger.warn(`completing the check run of failed job ${job.key} failed: ${(error as Error).message}; tried again in ${Math.round(retryInMs / 1000)} s`);
+        end('retry');
+        return;
+      }
       // A conclusion run (the runner completed the check run, or tried): the job ends failed with its reason.
       if (!(error instanceof ConclusionRunDone)) logger.warn(`completing the check run of failed job ${job.key} failed: ${(error as Error).message}`);
       await this.backend.fail(job.id, this.owner, job.finalReason, { retryable: false }).catch(() => undefined);
@@ -279,8 +304,9 @@ export class WorkerPool {
       return;
     }
     const message = error instanceof Error ? error.message : String(error);
+    const pending = error instanceof ConclusionPendingError ? { concludeLater: error.reason, retryInMs: delayOf(error.cause) } : {};
     const status = await this.backend
-      .fail(job.id, this.owner, message, { retryable: isRetryable(error), retryInMs: delayOf(error) })
+      .fail(job.id, this.owner, message, { retryable: isRetryable(error), retryInMs: delayOf(error), ...pending })
       .catch((failure: Error) => {
         logger.error(`recording the failure failed: ${failure.message}; the lease runs out and another worker takes the job`);
         return 'failed' as const;

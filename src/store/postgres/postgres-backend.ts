@@ -317,6 +317,14 @@ export class PostgresBackend implements AppBackend {
     const status = await this.whileHeld(id, owner, async (client, job): Promise<JobStatus> => {
       const now = this.now();
       const runAfter = now + (options.retryInMs ?? this.retryDelayMs(job.attempts));
+      if (options.concludeLater !== undefined) {
+        await client.query(
+          `UPDATE ${SCHEMA}.jobs SET status = 'pending', owner = NULL, lease_until = NULL, run_after = $2, final_reason = $3, last_error = $4, boss_id = NULL, updated_at = $5 WHERE id = $1`,
+          [id, runAfter, options.concludeLater, error, now],
+        );
+        if (job.boss_id) await this.boss.complete(QUEUE, job.boss_id, { db: PostgresBackend.db(client) });
+        return 'pending';
+      }
       if (options.retryable && job.final_reason === null && job.attempts < this.maxAttempts && runAfter < Number(job.deadline)) {
         await client.query(
           `UPDATE ${SCHEMA}.jobs SET status = 'pending', owner = NULL, lease_until = NULL, run_after = $2, last_error = $3, boss_id = NULL, updated_at = $4 WHERE id = $1`,

@@ -338,6 +338,36 @@ describe('a GitHub outage, and process roles (issue 14)', () => {
     expect(again.pendingMocks()).toEqual([]);
   });
 
+  it('completes the failed check run once GitHub answers again, when it was still down at the last attempt', async () => {
+    const payload = openedPayload();
+    const pr = payload.pull_request;
+    test = await createTestApp(async (source) => reviewFor(source.headSha), { retryInMs: () => 0, backendOptions: { maxAttempts: 1 } });
+    let completion: any;
+    const scope = nock(API)
+      .post('/app/installations/1/access_tokens')
+      .reply(201, { token: 'installation-token', expires_at: new Date(Date.now() + 3_600_000).toISOString() })
+      .get('/app').reply(200, { id: 42, slug: 'crashprobe' })
+      .get(`${repo}/pulls/2`).reply(502, { message: 'Server Error' })
+      // The last attempt's check run meets GitHub still down: the job is kept to complete it later.
+      .get(`${repo}/commits/${pr.head.sha}/check-runs`).query(true).reply(502, { message: 'Server Error' })
+      // GitHub is back: the conclusion run completes the check run, saying why the review failed.
+      .get(`${repo}/commits/${pr.head.sha}/check-runs`).query(true).reply(200, { total_count: 0, check_runs: [] })
+      .post(`${repo}/check-runs`).reply(201, { id: 980 })
+      .patch(`${repo}/check-runs/980`, (body) => ((completion = body), true)).reply(200, { id: 980 });
+
+    await test.probot.receive({ id: 'delivery-down', name: 'pull_request', payload } as never);
+    for (let i = 0; i < 50 && !scope.isDone(); i++) {
+      await test.app.pool.idle();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    await test.app.pool.idle();
+
+    expect(scope.isDone()).toBe(true);
+    expect(completion).toMatchObject({ status: 'completed', conclusion: 'failure', output: { title: 'crashprobe could not finish the review' } });
+    expect(completion.output.summary).toMatch(/GitHub GET \/repos\/Codertocat\/Hello-World\/pulls\/2 failed with 502/);
+    expect(test.state.jobs()[0]).toMatchObject({ status: 'failed' });
+  });
+
   it('says in the failed check run that the review was made but not posted, with what it found, when posting it met 502', async () => {
     const payload = openedPayload();
     const pr = payload.pull_request;
