@@ -58,6 +58,21 @@ export interface JobRow {
 
 const numberOrNull = (value: number | string | null): number | null => (value === null ? null : Number(value));
 
+/** Whether a failed attempt runs again: retryable, not a conclusion run, attempts left, and the retry starts before the deadline. */
+export function isRetry(job: Pick<Job, 'finalReason' | 'attempts' | 'deadline'>, options: FailOptions, runAfter: number, maxAttempts: number): boolean {
+  return options.retryable && job.finalReason === null && job.attempts < maxAttempts && runAfter < job.deadline;
+}
+
+/** Why a job that ran out of time fails (its check run says it). */
+export function timeLimitMessage(timeoutMs: number): string {
+  return `the review did not finish within its time limit of ${Math.round(timeoutMs / 60_000)} minute(s) (CRASHPROBE_JOB_TIMEOUT_MINUTES)`;
+}
+
+/** Why a job whose worker kept dying fails: the last error it recorded, then how often its worker stopped. */
+export function workerStoppedMessage(lastError: string | null, attempts: number): string {
+  return `${lastError ? `${lastError}; then ` : ''}its worker stopped ${attempts} time(s) before finishing`;
+}
+
 /** The job a row holds; it was queued one job time limit before its deadline. */
 export function jobFromRow(row: JobRow, jobTimeoutMs: number): Job {
   return {
@@ -156,7 +171,7 @@ export interface AppBackend {
   /** Extends the lease; false when the job is no longer this owner's (lease lost, cancelled, timed out). */
   heartbeat(id: number, owner: string, leaseMs: number): Promise<boolean>;
   complete(id: number, owner: string): Promise<void>;
-  /** Pending again after the back-off while attempts remain and it is retryable and before its deadline; else (and always for a conclusion run) failed. */
+  /** Pending again after the back-off while attempts remain and it is retryable and before its deadline, or as a conclusion run with `concludeLater`; else failed. */
   fail(id: number, owner: string, error: string, options: FailOptions): Promise<JobStatus>;
   /** Hands a job back at once (graceful stop): pending, the attempt not counted, claimable by any worker now. */
   release(id: number, owner: string): Promise<void>;

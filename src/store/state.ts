@@ -13,7 +13,10 @@ import {
   HOUR_MS,
   JOB_STATUSES,
   defaultRetryDelayMs,
+  isRetry,
   jobFromRow,
+  timeLimitMessage,
+  workerStoppedMessage,
   type JobRow,
   type AdmitResult,
   type FailOptions,
@@ -97,8 +100,6 @@ function migrate(db: Database.Database): void {
   })();
 }
 
-const toJob = jobFromRow;
-
 /**
  * The state holds every installation's cached verdicts and posted fingerprints: readable by the
  * App's user only (folder 0700 when made here, file 0600; SQLite gives its -wal and -shm files
@@ -108,10 +109,6 @@ function createPrivately(file: string): void {
   mkdirSync(path.dirname(path.resolve(file)), { recursive: true, mode: 0o700 });
   closeSync(openSync(file, 'a', 0o600));
   chmodSync(file, 0o600);
-}
-
-export function timeLimitMessage(timeoutMs: number): string {
-  return `the review did not finish within its time limit of ${Math.round(timeoutMs / 60_000)} minute(s) (CRASHPROBE_JOB_TIMEOUT_MINUTES)`;
 }
 
 export class CrashprobeState {
@@ -208,19 +205,19 @@ export class CrashprobeState {
 
   jobByKey(key: string): Job | undefined {
     const row = this.db.prepare('SELECT * FROM jobs WHERE key = ?').get(key) as JobRow | undefined;
-    return row && toJob(row, this.jobTimeoutMs);
+    return row && jobFromRow(row, this.jobTimeoutMs);
   }
 
   job(id: number): Job | undefined {
     const row = this.db.prepare('SELECT * FROM jobs WHERE id = ?').get(id) as JobRow | undefined;
-    return row && toJob(row, this.jobTimeoutMs);
+    return row && jobFromRow(row, this.jobTimeoutMs);
   }
 
   jobs(status?: JobStatus): Job[] {
     const rows = (status
       ? this.db.prepare('SELECT * FROM jobs WHERE status = ? ORDER BY id').all(status)
       : this.db.prepare('SELECT * FROM jobs ORDER BY id').all()) as JobRow[];
-    return rows.map((row) => toJob(row, this.jobTimeoutMs));
+    return rows.map((row) => jobFromRow(row, this.jobTimeoutMs));
   }
 
   counts(): JobCounts {
@@ -232,7 +229,8 @@ export class CrashprobeState {
 
   /**
    * Takes the oldest ready job for `owner` for `leaseMs`: a pending one, or a running one whose lease
-   * ran out (its worker died). Jobs that used up their attempts or passed their deadline are marked failed instead.
+   * ran out (its worker died). Jobs that used up their attempts or passed their deadline come back
+   * once as a conclusion run (finalReason); a conclusion run whose worker died too is failed.
    */
   claim(owner: string, leaseMs: number): Job | undefined {
     return this.db.transaction((): Job | undefined => {
@@ -251,13 +249,13 @@ export class CrashprobeState {
            WHERE final_reason IS NULL AND deadline < ? AND (status = 'pending' OR (status = 'running' AND lease_until < ?))`,
         )
         .run(timeLimitMessage(this.jobTimeoutMs), now, now, now);
-      this.db
-        .prepare(
-          `UPDATE jobs SET status = 'pending', owner = NULL, lease_until = NULL, run_after = 0, updated_at = ?,
-             final_reason = COALESCE(last_error || '; then ', '') || 'its worker stopped ' || attempts || ' time(s) before finishing'
-           WHERE final_reason IS NULL AND status = 'running' AND lease_until < ? AND attempts >= ?`,
-        )
-        .run(now, now, this.maxAttempts);
+      const conclude = this.db.prepare(
+        `UPDATE jobs SET status = 'pending', owner = NULL, lease_until = NULL, run_after = 0, final_reason = ?, updated_at = ? WHERE id = ?`,
+      );
+      const outOfAttempts = this.db
+        .prepare(`SELECT id, last_error, attempts FROM jobs WHERE final_reason IS NULL AND status = 'running' AND lease_until < ? AND attempts >= ?`)
+        .all(now, this.maxAttempts) as { id: number; last_error: string | null; attempts: number }[];
+      for (const job of outOfAttempts) conclude.run(workerStoppedMessage(job.last_error, job.attempts), now, job.id);
       const row = this.db
         .prepare(
           `SELECT * FROM jobs AS candidate
@@ -295,7 +293,7 @@ export class CrashprobeState {
 
   /**
    * A failed attempt: retried after the back-off while attempts remain, the error is retryable and the
-   * retry would start before the deadline; else failed for good.
+   * retry would start before the deadline; kept as a conclusion run with `concludeLater`; else failed for good.
    */
   fail(id: number, owner: string, error: string, options: FailOptions): JobStatus {
     return this.db.transaction((): JobStatus => {
@@ -303,17 +301,13 @@ export class CrashprobeState {
       if (!job || job.owner !== owner || job.status !== 'running') return job?.status ?? 'failed';
       const now = this.now();
       const runAfter = now + (options.retryInMs ?? this.retryDelayMs(job.attempts));
-      if (options.concludeLater !== undefined) {
-        this.db
-          .prepare(`UPDATE jobs SET status = 'pending', owner = NULL, lease_until = NULL, run_after = ?, final_reason = ?, last_error = ?, updated_at = ? WHERE id = ?`)
-          .run(runAfter, options.concludeLater, error, now, id);
-        return 'pending';
-      }
-      const retry = options.retryable && job.finalReason === null && job.attempts < this.maxAttempts && runAfter < job.deadline;
-      const status: JobStatus = retry ? 'pending' : 'failed';
+      const again = options.concludeLater !== undefined || isRetry(job, options, runAfter, this.maxAttempts);
+      const status: JobStatus = again ? 'pending' : 'failed';
       this.db
-        .prepare(`UPDATE jobs SET status = ?, owner = NULL, lease_until = NULL, run_after = ?, last_error = ?, updated_at = ? WHERE id = ?`)
-        .run(status, runAfter, error, now, id);
+        .prepare(
+          `UPDATE jobs SET status = ?, owner = NULL, lease_until = NULL, run_after = ?, final_reason = COALESCE(?, final_reason), last_error = ?, updated_at = ? WHERE id = ?`,
+        )
+        .run(status, runAfter, options.concludeLater ?? null, error, now, id);
       return status;
     }).immediate();
   }

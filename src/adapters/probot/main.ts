@@ -22,21 +22,6 @@ function readRole(argument: string | undefined, env: NodeJS.ProcessEnv): Role {
   return role as Role;
 }
 
-function readMetricsPort(env: NodeJS.ProcessEnv): number | undefined {
-  if (!env.CRASHPROBE_METRICS_PORT) return undefined;
-  const port = Number(env.CRASHPROBE_METRICS_PORT);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) fail(`crashprobe cannot start: CRASHPROBE_METRICS_PORT must be a port number, not "${env.CRASHPROBE_METRICS_PORT}"`);
-  return port;
-}
-
-/** CRASHPROBE_LEASE_SECONDS: how soon a dead worker's job is taken over (the heartbeat beats every third of it). */
-function readLeaseMs(env: NodeJS.ProcessEnv): number | undefined {
-  if (!env.CRASHPROBE_LEASE_SECONDS) return undefined;
-  const seconds = Number(env.CRASHPROBE_LEASE_SECONDS);
-  if (!Number.isFinite(seconds) || seconds < 3) fail(`crashprobe cannot start: CRASHPROBE_LEASE_SECONDS must be a number of seconds, 3 or more, not "${env.CRASHPROBE_LEASE_SECONDS}"`);
-  return seconds * 1000;
-}
-
 async function main(): Promise<void> {
   const role = readRole(process.argv[2], process.env);
   let settings: AppSettings;
@@ -46,12 +31,7 @@ async function main(): Promise<void> {
     if (!(error instanceof SettingsError)) throw error;
     fail(error.message);
   }
-  const logFormat = process.env.LOG_FORMAT === 'pretty' ? 'pretty' : 'json';
-  const leaseMs = readLeaseMs(process.env);
-  const running =
-    role === 'worker'
-      ? await startWorker(settings, { logFormat, leaseMs, metricsPort: readMetricsPort(process.env) })
-      : await startServer(settings, { role, logFormat, leaseMs });
+  const running = role === 'worker' ? await startWorker(settings) : await startServer(settings, { role });
   const shutdown = () => {
     // A second signal means: stop now; a job still running is taken over once its lease runs out.
     process.once('SIGTERM', () => process.exit(143));

@@ -27,10 +27,6 @@ export interface Runtime {
 }
 
 export interface RuntimeOptions {
-  /** `json` (default: one object a line, what a log collector reads) or `pretty` (a terminal). */
-  logFormat?: 'json' | 'pretty';
-  /** How long a worker's claim holds without a heartbeat (CRASHPROBE_LEASE_SECONDS; default: the pool's 30 s). */
-  leaseMs?: number;
   /** A pino logger to use instead of Probot's (tests capture the lines). */
   log?: ProbotOptions['log'];
 }
@@ -43,7 +39,7 @@ export async function openRuntime(settings: AppSettings, role: Role, options: Ru
     secret: settings.webhookSecret,
     baseUrl: settings.baseUrl,
     logLevel: settings.logLevel,
-    logFormat: options.logFormat ?? 'json',
+    logFormat: settings.logFormat,
     ...(options.log ? { log: options.log } : {}),
   });
   const metrics = createMetrics({ role, jobCounts: () => backend.counts() });
@@ -54,7 +50,7 @@ export async function openRuntime(settings: AppSettings, role: Role, options: Ru
       role,
       workers: settings.workers,
       graceMs: settings.graceMs,
-      leaseMs: options.leaseMs,
+      leaseMs: settings.leaseMs,
       reviewsPerHour: settings.reviewsPerHour,
       review: reviewPullRequest,
       // The harness needs python3 on the server; without it the review says so and goes on statically.

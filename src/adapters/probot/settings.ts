@@ -2,6 +2,7 @@
 // one typed object; nothing downstream reads process.env.
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
+import { isPostgresUrl } from '../../store/open.ts';
 import { readEnvSettings, type EnvSettings } from '../env/settings.ts';
 
 export interface AppSettings {
@@ -26,6 +27,12 @@ export interface AppSettings {
   /** CRASHPROBE_REVIEWS_PER_HOUR: reviews one installation may queue per hour (default 120). */
   reviewsPerHour: number;
   logLevel: 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal';
+  /** LOG_FORMAT: `json` (default: one object a line, what a log collector reads) or `pretty` (a terminal). */
+  logFormat: 'json' | 'pretty';
+  /** CRASHPROBE_LEASE_SECONDS: how soon a dead worker's job is taken over (the heartbeat beats every third of it); absent: the pool's 30 s. */
+  leaseMs?: number;
+  /** CRASHPROBE_METRICS_PORT: where a worker-only process serves /healthz, /readyz and /metrics; absent: no server. */
+  metricsPort?: number;
   /** The interpreter crash runs use: CRASHPROBE_PYTHON, or python3. */
   python: string;
   /** Where bubblewrap is looked for (PATH): without it, pull-request code runs with resource limits only. */
@@ -67,8 +74,17 @@ export function readSettings(env: Env, readFile: (path: string) => string = (p) 
 
   if (!env.WEBHOOK_SECRET) problems.push('WEBHOOK_SECRET must be the webhook secret set in the App\'s settings');
 
-  const port = env.PORT ? Number(env.PORT) : 3000;
-  if (!Number.isInteger(port) || port < 0 || port > 65535) problems.push(`PORT must be a port number, not "${env.PORT}"`);
+  const portOf = (name: string, fallback?: number): number | undefined => {
+    const port = env[name] ? Number(env[name]) : fallback;
+    if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) problems.push(`${name} must be a port number, not "${env[name]}"`);
+    return port;
+  };
+  const port = portOf('PORT', 3000)!;
+  const metricsPort = portOf('CRASHPROBE_METRICS_PORT');
+
+  const leaseSeconds = env.CRASHPROBE_LEASE_SECONDS ? Number(env.CRASHPROBE_LEASE_SECONDS) : undefined;
+  if (leaseSeconds !== undefined && (!Number.isFinite(leaseSeconds) || leaseSeconds < 3))
+    problems.push(`CRASHPROBE_LEASE_SECONDS must be a number of seconds, 3 or more, not "${env.CRASHPROBE_LEASE_SECONDS}"`);
 
   const workersName = env.CRASHPROBE_WORKERS ? 'CRASHPROBE_WORKERS' : 'CRASHPROBE_CONCURRENCY';
   const workersText = env.CRASHPROBE_WORKERS || env.CRASHPROBE_CONCURRENCY;
@@ -83,7 +99,7 @@ export function readSettings(env: Env, readFile: (path: string) => string = (p) 
     problems.push(`CRASHPROBE_JOB_TIMEOUT_MINUTES must be a number of minutes above 0, not "${env.CRASHPROBE_JOB_TIMEOUT_MINUTES}"`);
 
   const databaseUrl = env.CRASHPROBE_DATABASE_URL || undefined;
-  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl))
+  if (databaseUrl && !isPostgresUrl(databaseUrl))
     problems.push('CRASHPROBE_DATABASE_URL must be a postgres:// or postgresql:// URL (unset it to keep the state in the SQLite file)');
 
   const reviewsPerHour = env.CRASHPROBE_REVIEWS_PER_HOUR ? Number(env.CRASHPROBE_REVIEWS_PER_HOUR) : 120;
@@ -115,6 +131,9 @@ export function readSettings(env: Env, readFile: (path: string) => string = (p) 
     jobTimeoutMs: Math.round(timeoutMinutes * 60_000),
     reviewsPerHour,
     logLevel,
+    logFormat: env.LOG_FORMAT === 'pretty' ? 'pretty' : 'json',
+    ...(leaseSeconds !== undefined ? { leaseMs: leaseSeconds * 1000 } : {}),
+    ...(metricsPort !== undefined ? { metricsPort } : {}),
     python: env.CRASHPROBE_PYTHON || 'python3',
     searchPath: (env.PATH || '/usr/local/bin:/usr/bin:/bin').split(':'),
     llmEnv: Object.fromEntries(LLM_VARIABLES.map((name) => [name, env[name]])),

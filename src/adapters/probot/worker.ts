@@ -18,14 +18,14 @@ export interface RunningWorker {
   stop(): Promise<void>;
 }
 
-export async function startWorker(settings: AppSettings, options: RuntimeOptions & { metricsPort?: number } = {}): Promise<RunningWorker> {
+export async function startWorker(settings: AppSettings, options: RuntimeOptions = {}): Promise<RunningWorker> {
   const runtime = await openRuntime(settings, 'worker', options);
   const app = runtime.load(runtime.probot);
   let accepting = true;
   const server =
-    options.metricsPort === undefined
+    settings.metricsPort === undefined
       ? undefined
-      : await startHealthServer({ ping: () => runtime.backend.ping(), metrics: runtime.metrics, accepting: () => accepting }, options.metricsPort, settings.host);
+      : await startHealthServer({ ping: () => runtime.backend.ping(), metrics: runtime.metrics, accepting: () => accepting }, settings.metricsPort, settings.host);
   return {
     app,
     backend: runtime.backend,

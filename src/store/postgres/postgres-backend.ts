@@ -13,7 +13,10 @@ import {
   HOUR_MS,
   JOB_STATUSES,
   defaultRetryDelayMs,
+  isRetry,
   jobFromRow,
+  timeLimitMessage,
+  workerStoppedMessage,
   type JobRow as SharedJobRow,
   type AdmitResult,
   type AppBackend,
@@ -26,7 +29,6 @@ import {
   type JobStatus,
   type RateLimit,
 } from '../backend.ts';
-import { timeLimitMessage } from '../state.ts';
 import { BOSS_SCHEMA, CREATE_TABLES, QUEUE, SCHEMA } from './schema.ts';
 
 type Client = pg.PoolClient;
@@ -34,8 +36,6 @@ type Client = pg.PoolClient;
 interface JobRow extends SharedJobRow {
   boss_id: string | null;
 }
-
-const toJob = jobFromRow;
 
 const hex = (text: string) => Buffer.from(text, 'utf8').toString('hex');
 
@@ -135,7 +135,7 @@ export class PostgresBackend implements AppBackend {
       // Two replicas admitting the same key at once: the key's lock orders them.
       await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`crashprobe key ${job.key}`]);
       const existing = (await client.query<JobRow>(`SELECT * FROM ${SCHEMA}.jobs WHERE key = $1`, [job.key])).rows[0];
-      if (existing && existing.status !== 'failed' && existing.status !== 'cancelled') return { outcome: 'exists', job: toJob(existing, this.jobTimeoutMs), superseded: [] };
+      if (existing && existing.status !== 'failed' && existing.status !== 'cancelled') return { outcome: 'exists', job: jobFromRow(existing, this.jobTimeoutMs), superseded: [] };
       if (!existing && limit) {
         const { rows } = await client.query<{ n: string }>(`SELECT count(*) AS n FROM ${SCHEMA}.jobs WHERE installation_id = $1 AND created_at >= $2`, [
           limit.installationId,
@@ -175,7 +175,7 @@ export class PostgresBackend implements AppBackend {
       }
       await this.dispatch(client, lane, Number(row.id));
       const admitted = (await client.query<JobRow>(`SELECT * FROM ${SCHEMA}.jobs WHERE id = $1`, [row.id])).rows[0]!;
-      return { outcome: existing ? 'requeued' : 'queued', job: toJob(admitted, this.jobTimeoutMs), superseded };
+      return { outcome: existing ? 'requeued' : 'queued', job: jobFromRow(admitted, this.jobTimeoutMs), superseded };
     });
   }
 
@@ -204,7 +204,7 @@ export class PostgresBackend implements AppBackend {
           const finalReason = late
             ? timeLimitMessage(this.jobTimeoutMs)
             : job.attempts >= this.maxAttempts
-              ? `${job.last_error ? `${job.last_error}; then ` : ''}its worker stopped ${job.attempts} time(s) before finishing`
+              ? workerStoppedMessage(job.last_error, job.attempts)
               : null;
           // Taken over (or given to a conclusion run): the attempt's pg-boss job is done with; a fresh one dispatches it now.
           await client.query(
@@ -279,7 +279,7 @@ export class PostgresBackend implements AppBackend {
           [dispatched.data.jobId, dispatched.id, owner, now + leaseMs, now],
         );
         if (!rows[0]) await this.boss.complete(QUEUE, dispatched.id, { db: PostgresBackend.db(client) });
-        return rows[0] && toJob(rows[0], this.jobTimeoutMs);
+        return rows[0] && jobFromRow(rows[0], this.jobTimeoutMs);
       });
       if (claimed) return claimed;
     }
@@ -317,18 +317,10 @@ export class PostgresBackend implements AppBackend {
     const status = await this.whileHeld(id, owner, async (client, job): Promise<JobStatus> => {
       const now = this.now();
       const runAfter = now + (options.retryInMs ?? this.retryDelayMs(job.attempts));
-      if (options.concludeLater !== undefined) {
+      if (options.concludeLater !== undefined || isRetry(jobFromRow(job, this.jobTimeoutMs), options, runAfter, this.maxAttempts)) {
         await client.query(
-          `UPDATE ${SCHEMA}.jobs SET status = 'pending', owner = NULL, lease_until = NULL, run_after = $2, final_reason = $3, last_error = $4, boss_id = NULL, updated_at = $5 WHERE id = $1`,
-          [id, runAfter, options.concludeLater, error, now],
-        );
-        if (job.boss_id) await this.boss.complete(QUEUE, job.boss_id, { db: PostgresBackend.db(client) });
-        return 'pending';
-      }
-      if (options.retryable && job.final_reason === null && job.attempts < this.maxAttempts && runAfter < Number(job.deadline)) {
-        await client.query(
-          `UPDATE ${SCHEMA}.jobs SET status = 'pending', owner = NULL, lease_until = NULL, run_after = $2, last_error = $3, boss_id = NULL, updated_at = $4 WHERE id = $1`,
-          [id, runAfter, error, now],
+          `UPDATE ${SCHEMA}.jobs SET status = 'pending', owner = NULL, lease_until = NULL, run_after = $2, final_reason = COALESCE($3, final_reason), last_error = $4, boss_id = NULL, updated_at = $5 WHERE id = $1`,
+          [id, runAfter, options.concludeLater ?? null, error, now],
         );
         if (job.boss_id) await this.boss.complete(QUEUE, job.boss_id, { db: PostgresBackend.db(client) });
         return 'pending';
@@ -355,19 +347,19 @@ export class PostgresBackend implements AppBackend {
 
   async job(id: number): Promise<Job | undefined> {
     const { rows } = await this.pool.query<JobRow>(`SELECT * FROM ${SCHEMA}.jobs WHERE id = $1`, [id]);
-    return rows[0] && toJob(rows[0], this.jobTimeoutMs);
+    return rows[0] && jobFromRow(rows[0], this.jobTimeoutMs);
   }
 
   async jobByKey(key: string): Promise<Job | undefined> {
     const { rows } = await this.pool.query<JobRow>(`SELECT * FROM ${SCHEMA}.jobs WHERE key = $1`, [key]);
-    return rows[0] && toJob(rows[0], this.jobTimeoutMs);
+    return rows[0] && jobFromRow(rows[0], this.jobTimeoutMs);
   }
 
   async jobs(status?: JobStatus): Promise<Job[]> {
     const { rows } = status
       ? await this.pool.query<JobRow>(`SELECT * FROM ${SCHEMA}.jobs WHERE status = $1 ORDER BY id`, [status])
       : await this.pool.query<JobRow>(`SELECT * FROM ${SCHEMA}.jobs ORDER BY id`);
-    return rows.map((row) => toJob(row, this.jobTimeoutMs));
+    return rows.map((row) => jobFromRow(row, this.jobTimeoutMs));
   }
 
   async counts(): Promise<JobCounts> {
@@ -456,7 +448,6 @@ export async function openPostgresBackend(url: string, options: BackendOptions =
       // Replicas starting together: one creates the tables, the others wait for it.
       await client.query("SELECT pg_advisory_xact_lock(hashtext('crashprobe schema'))");
       await client.query(CREATE_TABLES);
-      await client.query(`ALTER TABLE ${SCHEMA}.jobs ADD COLUMN IF NOT EXISTS final_reason text`);
       await client.query('COMMIT');
     } finally {
       client.release();

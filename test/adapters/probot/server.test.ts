@@ -32,6 +32,7 @@ function settings(name: string): AppSettings {
     jobTimeoutMs: 60_000,
     reviewsPerHour: 120,
     logLevel: 'info',
+    logFormat: 'json',
     python: 'python3',
     searchPath: [],
     llmEnv: {},

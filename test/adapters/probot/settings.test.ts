@@ -67,6 +67,20 @@ describe('readSettings', () => {
     );
   });
 
+  it('reads the process settings main.ts once read itself: the lease, the metrics port, the log format', () => {
+    const base = { APP_ID: '1', PRIVATE_KEY: PRIVATE_KEY, WEBHOOK_SECRET: 's' };
+    const defaults = readSettings(base);
+    expect([defaults.logFormat, defaults.leaseMs, defaults.metricsPort]).toEqual(['json', undefined, undefined]);
+    expect(readSettings({ ...base, CRASHPROBE_LEASE_SECONDS: '5', CRASHPROBE_METRICS_PORT: '9464', LOG_FORMAT: 'pretty' })).toMatchObject({
+      leaseMs: 5_000,
+      metricsPort: 9464,
+      logFormat: 'pretty',
+    });
+    expect(() => readSettings({ ...base, CRASHPROBE_LEASE_SECONDS: '1', CRASHPROBE_METRICS_PORT: 'x' })).toThrow(
+      'crashprobe cannot start: CRASHPROBE_METRICS_PORT must be a port number, not "x"; CRASHPROBE_LEASE_SECONDS must be a number of seconds, 3 or more, not "1"',
+    );
+  });
+
   it('names every missing or wrong variable at once', () => {
     const error = (() => {
       try {

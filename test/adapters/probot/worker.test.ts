@@ -26,9 +26,9 @@ it('serves the operability endpoints on its own port and stops promptly', async 
   const settings = {
     appId: 1, privateKey, webhookSecret: 's', port: 0, host: '127.0.0.1', webhookPath: '/api/github/webhooks',
     statePath: path.join(dir, 'state.db'), workers: 2, graceMs: 2_000, jobTimeoutMs: 60_000, reviewsPerHour: 120,
-    logLevel: 'fatal', python: 'python3', searchPath: [], llmEnv: {},
+    logLevel: 'fatal', logFormat: 'json', metricsPort: 0, python: 'python3', searchPath: [], llmEnv: {},
   } as AppSettings;
-  const worker = await startWorker(settings, { metricsPort: 0 });
+  const worker = await startWorker(settings);
   const base = `http://127.0.0.1:${(worker.server!.address() as AddressInfo).port}`;
   expect((await fetch(`${base}/healthz`)).status).toBe(200);
   expect((await fetch(`${base}/readyz`)).status).toBe(200);
