@@ -20,7 +20,8 @@ export const REVIEW_COMMAND = /^\/crashprobe\s+review\b/;
 /** Who may ask for a re-run by comment: people with write access, since a re-run runs the harness again. */
 const TRUSTED_ASSOCIATIONS = new Set(['OWNER', 'MEMBER', 'COLLABORATOR']);
 
-export type AppRole = 'web' | 'worker' | 'both';
+export const ROLES = ['web', 'worker', 'both'] as const;
+export type AppRole = (typeof ROLES)[number];
 
 export interface AppDeps {
   backend: AppBackend;

@@ -8,7 +8,7 @@
 // handed back to the queue at once), close the database, exit 0. A second signal exits at once.
 import { startServer } from './server.ts';
 import { startWorker } from './worker.ts';
-import { ROLES, type Role } from './runtime.ts';
+import { ROLES, type AppRole } from './app.ts';
 import { readSettings, SettingsError, type AppSettings } from './settings.ts';
 
 function fail(message: string): never {
@@ -16,10 +16,10 @@ function fail(message: string): never {
   process.exit(2);
 }
 
-function readRole(argument: string | undefined, env: NodeJS.ProcessEnv): Role {
+function readRole(argument: string | undefined, env: NodeJS.ProcessEnv): AppRole {
   const role = argument ?? env.CRASHPROBE_ROLE ?? 'both';
   if (!(ROLES as readonly string[]).includes(role)) fail(`crashprobe cannot start: the role must be one of ${ROLES.join(', ')} (argument or CRASHPROBE_ROLE), not "${role}"`);
-  return role as Role;
+  return role as AppRole;
 }
 
 async function main(): Promise<void> {

@@ -5,12 +5,7 @@
 // core knows nothing of metrics.
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { HarnessRunner, LlmClient } from '../../core/ports.ts';
-
-/** Jobs by state as the backend counts them (pending, running, done, failed, cancelled...). */
-export type JobCounts = () => Promise<Record<string, number>>;
-
-/** States that are still waiting to run: their sum is the queue depth. */
-const WAITING_STATES = new Set(['pending', 'created', 'retry', 'queued']);
+import type { JobCounts } from '../../store/backend.ts';
 
 export interface AppMetrics {
   registry: Registry;
@@ -24,15 +19,15 @@ export interface AppMetrics {
   render(): Promise<{ body: string; contentType: string }>;
 }
 
-export function createMetrics(options: { role: string; jobCounts?: JobCounts; defaultMetrics?: boolean }): AppMetrics {
+export function createMetrics(options: { role: string; jobCounts?: () => Promise<JobCounts>; defaultMetrics?: boolean }): AppMetrics {
   const registry = new Registry();
   registry.setDefaultLabels({ role: options.role });
   if (options.defaultMetrics !== false) collectDefaultMetrics({ register: registry, prefix: 'crashprobe_' });
 
   // Gauges of the shared queue, read from the backend at scrape time.
-  let counts: Record<string, number> | undefined;
+  let counts: Partial<JobCounts> | undefined;
   let countsAt = 0;
-  const readCounts = async () => {
+  const readCounts = async (): Promise<Partial<JobCounts>> => {
     // One read per scrape even though two gauges ask.
     if (!options.jobCounts) return {};
     if (!counts || Date.now() - countsAt > 500) {
@@ -46,8 +41,8 @@ export function createMetrics(options: { role: string; jobCounts?: JobCounts; de
     help: 'Review jobs waiting to run (all replicas, from the database).',
     registers: [registry],
     async collect() {
-      const byState = await readCounts();
-      this.set(Object.entries(byState).reduce((sum, [state, n]) => sum + (WAITING_STATES.has(state) ? n : 0), 0));
+      // Waiting to run: pending (a retry's back-off included).
+      this.set((await readCounts()).pending ?? 0);
     },
   });
   new Gauge({

@@ -10,7 +10,7 @@ import type { GitHubClient } from '../github/client.ts';
 import { githubCall, GitHubApiError } from '../github/errors.ts';
 import { failedOutcome, refusedReview } from '../github/fail-closed.ts';
 import { githubPullRequestSource } from '../github/pull-request-source.ts';
-import { reviewPublisher } from '../github/publisher.ts';
+import { reviewPublisher, type PublishTarget } from '../github/publisher.ts';
 import type { AppBackend, Job } from '../../store/backend.ts';
 import type { FingerprintLedger } from '../../store/fingerprint-ledger.ts';
 import { ConclusionPendingError, isRetryable, JobTimeoutError, type JobContext } from './worker-pool.ts';
@@ -91,27 +91,27 @@ function stillMine(context?: JobContext): void {
   context?.signal.throwIfAborted();
 }
 
+/** The one publisher for a job's head: its check run taken up again if the job made one, and remembered if it makes one. */
+function jobPublisher(job: Job, octokit: AppOctokit, deps: ReviewJobDeps, log: Logger, target: PublishTarget, ledger?: FingerprintLedger) {
+  return reviewPublisher(octokit, target, {
+    author: { login: deps.botLogin },
+    appId: deps.appId,
+    checkRunId: job.checkRunId ?? undefined,
+    onCheckRun: (id) => {
+      job.checkRunId = id;
+      deps.backend.setCheckRun(job.id, id).catch((error: Error) => log.warn(`remembering check run ${id} failed: ${error.message}`));
+    },
+    ledger,
+    logger: log,
+  });
+}
+
 export async function runReviewJob(job: Job, octokit: AppOctokit, deps: ReviewJobDeps, context?: JobContext): Promise<ReviewJobOutcome> {
   const payload = reviewJobSchema.parse(JSON.parse(job.payload));
   const { owner, repo } = payload;
   const log = context?.logger ?? deps.logger;
   const isFinal = (error: unknown) => context?.isFinalAttempt(error) ?? true;
-  const publisherFor = (number: number, headSha: string, ledger?: FingerprintLedger) =>
-    reviewPublisher(
-      octokit,
-      { owner, repo, number, headSha },
-      {
-        author: { login: deps.botLogin },
-        appId: deps.appId,
-        checkRunId: job.checkRunId ?? undefined,
-        onCheckRun: (id) => {
-          job.checkRunId = id;
-          deps.backend.setCheckRun(job.id, id).catch((error: Error) => log.warn(`remembering check run ${id} failed: ${error.message}`));
-        },
-        ledger,
-        logger: log,
-      },
-    );
+  const publisherFor = (number: number, headSha: string, ledger?: FingerprintLedger) => jobPublisher(job, octokit, deps, log, { owner, repo, number, headSha }, ledger);
   // Out of retries (or time), the check run must not spin forever, nor pass: it fails with the reason (fail closed).
   // Before the pull request is read (GitHub down from the start), the event's head names the check run.
   let publisher = payload.number !== undefined && payload.headSha ? publisherFor(payload.number, payload.headSha) : undefined;
@@ -233,12 +233,7 @@ export async function concludeFailedJob(job: Job, octokit: AppOctokit, deps: Rev
   const headSha =
     payload.headSha ??
     (await githubCall(`GET /repos/${owner}/${repo}/pulls/${number}`, () => octokit.rest.pulls.get({ owner, repo, pull_number: number }))).data.head.sha;
-  const publisher = reviewPublisher(
-    octokit,
-    { owner, repo, number, headSha },
-    { author: { login: deps.botLogin }, appId: deps.appId, checkRunId: job.checkRunId ?? undefined, logger: log },
-  );
-  await publisher.conclude(failedOutcome(job.finalReason ?? 'the review failed'));
+  await jobPublisher(job, octokit, deps, log, { owner, repo, number, headSha }).conclude(failedOutcome(job.finalReason ?? 'the review failed'));
   log.warn(`${owner}/${repo}#${number}@${headSha.slice(0, 7)}: check run completed as failed: ${job.finalReason}`);
 }
 

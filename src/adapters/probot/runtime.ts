@@ -8,15 +8,13 @@ import { llmClientFromEnv } from '../llm/from-env.ts';
 import { reviewPullRequest } from '../../core/review/review.ts';
 import { openBackend } from '../../store/open.ts';
 import type { AppBackend } from '../../store/backend.ts';
-import crashprobeApp, { type CrashprobeApp } from './app.ts';
+import crashprobeApp, { type AppRole, type CrashprobeApp } from './app.ts';
 import { createMetrics, type AppMetrics } from './metrics.ts';
 import type { AppSettings } from './settings.ts';
 
-export type Role = 'web' | 'worker' | 'both';
-export const ROLES: readonly Role[] = ['web', 'worker', 'both'];
 
 export interface Runtime {
-  role: Role;
+  role: AppRole;
   backend: AppBackend;
   probot: Probot;
   metrics: AppMetrics;
@@ -31,7 +29,7 @@ export interface RuntimeOptions {
   log?: ProbotOptions['log'];
 }
 
-export async function openRuntime(settings: AppSettings, role: Role, options: RuntimeOptions = {}): Promise<Runtime> {
+export async function openRuntime(settings: AppSettings, role: AppRole, options: RuntimeOptions = {}): Promise<Runtime> {
   const backend = await openBackend({ databaseUrl: settings.databaseUrl, statePath: settings.statePath, jobTimeoutMs: settings.jobTimeoutMs });
   const probot = new Probot({
     appId: settings.appId,

@@ -5,7 +5,8 @@
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import type { Logger } from '../../core/ports.ts';
-import { defaultRetryDelayMs, type AppBackend, type Job } from '../../store/backend.ts';
+import { defaultRetryDelayMs, isRetry, type AppBackend, type Job } from '../../store/backend.ts';
+import { retryAfterOf } from '../github/errors.ts';
 
 export const DEFAULT_LEASE_MS = 30_000;
 export const DEFAULT_GRACE_MS = 30_000;
@@ -85,16 +86,17 @@ export function isRetryable(error: unknown): boolean {
 const SECONDARY_RATE_LIMIT_MS = 60_000;
 
 /**
- * The delay an error names: `retryAfterMs`/`retryAfterSeconds`, a Retry-After header, or GitHub's
- * secondary rate limit (wait at least a minute when no Retry-After is given).
+ * The delay an error names: `retryAfterMs`/`retryAfterSeconds`, its response's headers (Retry-After, or
+ * the primary rate limit's reset: read as GitHubApiError reads them), or GitHub's secondary rate limit
+ * (wait at least a minute when no Retry-After is given).
  */
 export function retryDelayOf(error: unknown): number | undefined {
   if (typeof error !== 'object' || error === null) return undefined;
   const e = error as { retryAfterMs?: unknown; retryAfterSeconds?: unknown; response?: { headers?: Record<string, unknown> }; detail?: unknown; message?: unknown };
   if (typeof e.retryAfterMs === 'number') return e.retryAfterMs;
   if (typeof e.retryAfterSeconds === 'number') return e.retryAfterSeconds * 1000;
-  const header = Number(e.response?.headers?.['retry-after']);
-  if (Number.isFinite(header) && header >= 0) return header * 1000;
+  const fromHeaders = retryAfterOf(e.response?.headers);
+  if (fromHeaders !== undefined) return fromHeaders;
   const text = `${typeof e.detail === 'string' ? e.detail : ''} ${typeof e.message === 'string' ? e.message : ''}`;
   if (/secondary rate limit/i.test(text)) return SECONDARY_RATE_LIMIT_MS;
   return undefined;
@@ -219,8 +221,8 @@ export class WorkerPool {
       if (!delays.has(error)) delays.set(error, this.retryDelay(job, error));
       return delays.get(error)!;
     };
-    const isFinalAttempt = (error: unknown) =>
-      !isRetryable(error) || job.attempts >= this.backend.maxAttempts || Date.now() + delayOf(error) >= job.deadline;
+    // The backend's own rule, so the runner concludes the check run exactly when the backend will not retry.
+    const isFinalAttempt = (error: unknown) => !isRetry(job, { retryable: isRetryable(error) }, Date.now() + delayOf(error), this.backend.maxAttempts);
 
     let lost = false;
     const heartbeat = setInterval(() => {
