@@ -4,7 +4,8 @@
 import type { EffectKind, PyModule, SqlInfo, SqlKind, SyntaxNode } from './model.ts';
 import type { CallParts } from './body-walk.ts';
 import { resolveSql } from './sql.ts';
-import { localAssignmentBefore, resolveString } from './string-value.ts';
+import { localAssignmentBefore } from './local-assignments.ts';
+import { resolveString } from './string-value.ts';
 import { rewindsThenWrites } from './rewind-write.ts';
 
 export interface CallEffect {

@@ -20,6 +20,7 @@
 import type { Effect, PyFunction, PyModule, SyntaxNode } from './model.ts';
 import { callParts } from './body-walk.ts';
 import { functionsByQualname } from './local-resolve.ts';
+import { enclosingFunctionNode } from './functions.ts';
 import { localTupleSource } from './tuple-binding.ts';
 import { dbKindOf } from './call-effects.ts';
 import { resolveSql } from './sql.ts';
@@ -78,7 +79,5 @@ function returnedElement(fn: PyFunction, position: number): SyntaxNode | undefin
 }
 
 function ownStatement(node: SyntaxNode, fnNode: SyntaxNode): boolean {
-  let at = node.parent;
-  while (at && at.type !== 'function_definition') at = at.parent;
-  return at?.id === fnNode.id;
+  return enclosingFunctionNode(node)?.id === fnNode.id;
 }

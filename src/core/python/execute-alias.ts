@@ -8,7 +8,7 @@
 // and a property returning a wrapper function (`_sql_retry`) are not followed.
 import type { PyModule, SyntaxNode } from './model.ts';
 import { callParts, type CallParts } from './body-walk.ts';
-import { localAssignmentBefore } from './string-value.ts';
+import { localAssignmentBefore } from './local-assignments.ts';
 import { memoizePer } from './memo.ts';
 
 const EXECUTE_METHODS = new Set(['execute', 'executemany', 'executescript']);

@@ -4,6 +4,7 @@
 // through an alias or variable asked once).
 import Parser from 'tree-sitter';
 import Python from 'tree-sitter-python';
+import { enclosingFunctionNode } from './functions.ts';
 import type { SyntaxNode } from './model.ts';
 
 interface NameAssignment {
@@ -57,8 +58,7 @@ function assignmentsOf(fn: SyntaxNode): Map<string, NameAssignment[]> {
 
 /** The value last assigned to the identifier `use` earlier in its function, if any. */
 export function localAssignmentBefore(use: SyntaxNode): SyntaxNode | undefined {
-  let fn: SyntaxNode | null = use.parent;
-  while (fn && fn.type !== 'function_definition') fn = fn.parent;
+  const fn = enclosingFunctionNode(use);
   if (!fn) return undefined;
   const assignments = assignmentsOf(fn).get(use.text);
   if (!assignments) return undefined;

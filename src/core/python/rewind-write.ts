@@ -3,14 +3,14 @@
 // whole database. No open() in the function shows it, so it is found here.
 // Partial: only handles kept on an attribute (opened elsewhere, usually in
 // __init__); a local handle is judged at its open() call instead.
+import { enclosingFunctionNode } from './functions.ts';
 import type { SyntaxNode } from './model.ts';
 import type { CallParts } from './body-walk.ts';
 
 /** True when `node` is `<attribute>.write(data)` and its function calls `<same attribute>.seek(0)` before it. */
 export function rewindsThenWrites(call: CallParts, node: SyntaxNode): boolean {
   if (call.method !== 'write' || call.receiver?.type !== 'attribute' || call.positional.length !== 1) return false;
-  let fn = node.parent;
-  while (fn && fn.type !== 'function_definition') fn = fn.parent;
+  const fn = enclosingFunctionNode(node);
   if (!fn) return false;
   const handle = compact(call.receiver.text);
   return fn.descendantsOfType('call', fn.startPosition, node.startPosition).some((other) => {

@@ -6,8 +6,6 @@ import type { PyModule, SyntaxNode } from './model.ts';
 import { memoizePer } from './memo.ts';
 import { localAssignmentBefore } from './local-assignments.ts';
 
-export { localAssignmentBefore };
-
 export type StringSource = 'literal' | 'fstring' | 'concat' | 'format' | 'constant';
 
 export interface StringValue {

@@ -1,5 +1,6 @@
 // `a, b = value` before a use of `b`: the value and the name's position in the
 // tuple, the last such binding in the use's function before it.
+import { enclosingFunctionNode } from './functions.ts';
 import type { SyntaxNode } from './model.ts';
 
 export interface TupleSource {
@@ -8,9 +9,7 @@ export interface TupleSource {
 }
 
 export function localTupleSource(use: SyntaxNode): TupleSource | undefined {
-  let fn: SyntaxNode | null = use.parent;
-  while (fn && fn.type !== 'function_definition') fn = fn.parent;
-  const body = fn?.childForFieldName('body');
+  const body = enclosingFunctionNode(use)?.childForFieldName('body');
   if (!body) return undefined;
   let found: TupleSource | undefined;
   for (const assignment of body.descendantsOfType('assignment')) {

@@ -6,7 +6,8 @@ import type { PyFunction, PyModule, SyntaxNode, TxStyle, TxStyleResult } from '.
 import { callParts, type CallParts } from './body-walk.ts';
 import { scopeFacts } from './module-facts.ts';
 import { resolveSameModuleHelper, type HelperResolver } from './effects.ts';
-import { localAssignmentBefore, moduleConstants, resolveString, resolveStringAlternatives } from './string-value.ts';
+import { localAssignmentBefore } from './local-assignments.ts';
+import { moduleConstants, resolveString, resolveStringAlternatives } from './string-value.ts';
 import { splitSqlStatements, statementKind } from './sql.ts';
 import { lineOf } from './source-range.ts';
 import { executeAliasParts, mayBeExecuteAlias } from './execute-alias.ts';

@@ -5,7 +5,7 @@
 import { callParts } from '../python/body-walk.ts';
 import type { Effect, PyFunction, SyntaxNode } from '../python/model.ts';
 import { PER_RUN_VALUE } from '../python/rules/send-before-record.ts';
-import { localAssignmentBefore } from '../python/string-value.ts';
+import { localAssignmentBefore } from '../python/local-assignments.ts';
 import { indentOf, type TextEdit } from './source-edit.ts';
 
 export function stableKeyFor(record: Effect, fn: PyFunction): string | undefined {

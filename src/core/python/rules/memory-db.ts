@@ -3,7 +3,8 @@
 import type { Effect, PyFunction, PyModule, SyntaxNode } from '../model.ts';
 import type { HelperResolver } from '../effects.ts';
 import { callParts } from '../body-walk.ts';
-import { localAssignmentBefore, resolveString } from '../string-value.ts';
+import { localAssignmentBefore } from '../local-assignments.ts';
+import { resolveString } from '../string-value.ts';
 import { compactText } from './syntax.ts';
 
 /**

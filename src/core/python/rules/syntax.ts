@@ -1,7 +1,7 @@
 // Tree questions the rules share: where a node sits inside its function
 // (loops, branches, except clauses), and what a call or `with` names.
 import type { SyntaxNode } from '../model.ts';
-import { localAssignmentBefore } from '../string-value.ts';
+import { localAssignmentBefore } from '../local-assignments.ts';
 import { ancestorsWithin, contains } from './syntax-tree.ts';
 import { exclusiveGuards } from './exclusive-guards.ts';
 

@@ -16,7 +16,7 @@ import { callParts } from '../../python/body-walk.ts';
 import { findEffects } from '../../python/effects.ts';
 import type { Effect, SyntaxNode } from '../../python/model.ts';
 import { PER_RUN_VALUE } from '../../python/rules/send-before-record.ts';
-import { localAssignmentBefore } from '../../python/string-value.ts';
+import { localAssignmentBefore } from '../../python/local-assignments.ts';
 import { applyEdits, freshName, indentOf, indentUnit, lineEnd, lineStart, namesUsed, reindentLines, type TextEdit } from '../source-edit.ts';
 import { keywordInsertion, sendsPerRunValue } from '../stable-key.ts';
 import { commitReceiver, statementsOf, type RepairStrategy } from './strategy.ts';
