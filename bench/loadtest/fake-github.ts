@@ -8,6 +8,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import os from 'node:os';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
+import { readRequestBody } from '../../test/support/request-body.ts';
 
 export interface FakePull {
   number: number;
@@ -191,7 +192,7 @@ export async function startLoadGitHub(options: LoadGitHubOptions): Promise<LoadG
   const server = createServer(async (request: IncomingMessage, response: ServerResponse) => {
     requests += 1;
     const url = new URL(request.url ?? '/', 'http://127.0.0.1');
-    const body = await readJson(request);
+    const body = await readRequestBody(request);
     const method = request.method ?? 'GET';
     const route = routes.find(([m, pattern]) => m === method && pattern.test(url.pathname));
     const answer = route ? route[2](url.pathname.match(route[1])!, body, url.searchParams) : { status: 404 };
@@ -210,14 +211,3 @@ function checkRunJson(run: FakeCheckRun) {
   return { ...json, app: APP };
 }
 
-async function readJson(request: IncomingMessage): Promise<any> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of request) chunks.push(chunk as Buffer);
-  const text = Buffer.concat(chunks).toString('utf8');
-  if (!text) return undefined;
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
-}

@@ -6,23 +6,21 @@
 import { enclosingFunctionNode } from './functions.ts';
 import type { SyntaxNode } from './model.ts';
 import type { CallParts } from './body-walk.ts';
+import { compactText } from './rules/syntax.ts';
 
 /** True when `node` is `<attribute>.write(data)` and its function calls `<same attribute>.seek(0)` before it. */
 export function rewindsThenWrites(call: CallParts, node: SyntaxNode): boolean {
   if (call.method !== 'write' || call.receiver?.type !== 'attribute' || call.positional.length !== 1) return false;
   const fn = enclosingFunctionNode(node);
   if (!fn) return false;
-  const handle = compact(call.receiver.text);
+  const handle = compactText(call.receiver);
   return fn.descendantsOfType('call', fn.startPosition, node.startPosition).some((other) => {
     if (other.startIndex >= node.startIndex) return false;
     const callee = other.childForFieldName('function');
     const [offset, whence] = other.childForFieldName('arguments')?.namedChildren ?? [];
     // seek(0) or seek(0, SEEK_SET): the start; seek(0, 2) is the end, where appends go.
     const toStart = offset?.text === '0' && (whence === undefined || /^(0|(os\.|io\.)?SEEK_SET)$/.test(whence.text));
-    return toStart && callee?.type === 'attribute' && callee.childForFieldName('attribute')?.text === 'seek' && compact(callee.childForFieldName('object')?.text ?? '') === handle;
+    const object = callee?.type === 'attribute' && callee.childForFieldName('attribute')?.text === 'seek' ? callee.childForFieldName('object') : null;
+    return toStart && object !== null && compactText(object) === handle;
   });
-}
-
-function compact(text: string): string {
-  return text.replace(/\s+/g, '');
 }

@@ -1,7 +1,8 @@
 // A local stand-in for GitHub's API on 127.0.0.1: answers from a route table and
 // records every request it receives, for the Action's end-to-end tests.
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { readRequestBody } from '../../support/request-body.ts';
 
 export interface RecordedRequest {
   method: string;
@@ -46,17 +47,6 @@ function matchRoute(pattern: string, method: string, path: string): Record<strin
   return params;
 }
 
-async function readBody(request: IncomingMessage): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of request) chunks.push(chunk as Buffer);
-  const text = Buffer.concat(chunks).toString('utf8');
-  if (!text) return undefined;
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
-}
 
 export async function startFakeGitHub(routes: Routes): Promise<FakeGitHub> {
   const requests: RecordedRequest[] = [];
@@ -68,7 +58,7 @@ export async function startFakeGitHub(routes: Routes): Promise<FakeGitHub> {
       path: url.pathname,
       query: url.searchParams,
       authorization: incoming.headers.authorization,
-      body: await readBody(incoming),
+      body: await readRequestBody(incoming),
     };
     requests.push(recorded);
     let answer: Answer = { status: 404, body: { message: 'Not Found', documentation_url: 'https://docs.github.com/rest' } };
