@@ -23,7 +23,7 @@ export interface RenderInput {
   counts: Record<FunctionClass, number>;
   conclusion: Conclusion;
   notes: string[];
-  hunkLines: Map<string, Set<number>>;
+  hunkLines: ReadonlyMap<string, ReadonlySet<number>>;
   sources: Map<string, string[]>;
   maxInline: number;
   auditConfigured: boolean;
@@ -117,7 +117,7 @@ function worstScenario(input: RenderInput): string {
   return [`### Worst crash scenario: ${inertCodeSpan(`${fn.path}:${fn.qualname}`, { max: 200 })}`, '', crashFigure(fn.worst, input.sources.get(fn.path)), '', `<sub>crash-tested: ${fn.scenariosRun} crash runs in both modes${fn.cached ? ' (cached: the function and its scenario did not change)' : ''}</sub>`].join('\n');
 }
 
-function anchorFor(f: ReviewFinding, hunks: Map<string, Set<number>>): number | undefined {
+function anchorFor(f: ReviewFinding, hunks: ReadonlyMap<string, ReadonlySet<number>>): number | undefined {
   const lines = hunks.get(f.path);
   if (!lines) return undefined;
   for (let line = f.range.startLine; line <= Math.max(f.range.startLine, f.range.endLine); line++) if (lines.has(line)) return line;

@@ -21,7 +21,7 @@ export interface SuggestionAnchor {
  * lines between are in the hunk too, so the comment still points at what it explains.
  * Undefined when the finding has no block or its lines cannot be commented on.
  */
-export function suggestionAnchor(f: ReviewFinding, findingLine: number | undefined, hunk: Set<number> | undefined, source: string[] | undefined): SuggestionAnchor | undefined {
+export function suggestionAnchor(f: ReviewFinding, findingLine: number | undefined, hunk: ReadonlySet<number> | undefined, source: string[] | undefined): SuggestionAnchor | undefined {
   const s = f.suggestion;
   if (!s || s.diff !== undefined || !hunk || !source) return undefined;
   if (!allIn(hunk, s.startLine, s.endLine)) return undefined;
@@ -43,7 +43,7 @@ export function suggestionAnchor(f: ReviewFinding, findingLine: number | undefin
   };
 }
 
-function allIn(hunk: Set<number>, from: number, to: number): boolean {
+function allIn(hunk: ReadonlySet<number>, from: number, to: number): boolean {
   for (let line = from; line <= to; line++) if (!hunk.has(line)) return false;
   return true;
 }

@@ -4,13 +4,11 @@
 import type { CrashprobeConfig } from '../config/schema.ts';
 import type { FunctionClass, FunctionVerdict, Review, ReviewFinding } from '../model/review.ts';
 import type { PullRequestSource } from '../ports.ts';
-import type { FileChange } from '../python/diff.ts';
 import type { AppliedRepair } from '../repair/review-repairs.ts';
 import { renderReview } from '../render/review-markdown.ts';
 import { baseChangeLead } from './base-change.ts';
 import { classRank, conclusionFor } from './conclusion.ts';
 import type { RepoModules } from './repo-modules.ts';
-import { hunkLinesOf } from './touched-writers.ts';
 
 export interface RenderingInput {
   source: Pick<PullRequestSource, 'repository' | 'headSha'>;
@@ -18,7 +16,8 @@ export interface RenderingInput {
   functions: readonly FunctionVerdict[];
   findings: ReviewFinding[];
   notes: string[];
-  changes: readonly FileChange[];
+  /** The diff's new-side lines per file: where inline comments may go. */
+  hunkLines: ReadonlyMap<string, ReadonlySet<number>>;
   /** The parsed head modules, for the source lines the crash figures quote. */
   modules: RepoModules;
   auditConfigured: boolean;
@@ -43,7 +42,7 @@ export function rendering(input: RenderingInput): Review {
     counts: countByClass(functions),
     conclusion,
     notes: input.notes,
-    hunkLines: hunkLinesOf(input.changes),
+    hunkLines: input.hunkLines,
     sources: input.modules.sourceLines(),
     maxInline: input.config.max_inline_comments,
     auditConfigured: input.auditConfigured,

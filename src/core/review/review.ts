@@ -40,13 +40,14 @@ export async function reviewPullRequest(source: PullRequestSource, config: Crash
   const { harness, store, logger, llm } = deps;
   const maxRuns = deps.maxScenarioFiles ?? MAX_SCENARIO_FILES;
   const touched = await touchedWriters(source, config);
+  const hunkLines = hunkLinesOf(touched.changes);
   const crash = await crashVerdicts(source, config, touched, { harness, harnessOffReason: deps.harnessOffReason, store, logger, maxRuns });
   const shown = await functionVerdicts(touched, crash, source.fromFork);
   const judged = await judgeAgainstBase({ source, plans: crash.plans, functions: shown.functions, changed: touched.changed, harness, store, logger, maxRuns });
   const matched = matchFindings(shown.findings);
   const audited = await auditFindings({ source, audit: config.audit, touched, functions: judged.functions, findings: matched }, { llm, store, logger });
   const repaired = await repairStage(
-    { source, functions: shown.toRepair, findings: audited.findings, hunkLines: hunkLinesOf(touched.changes) },
+    { source, functions: shown.toRepair, findings: audited.findings, hunkLines },
     { harness, enabled: deps.repairs !== false, store, llm, logger },
   );
   const skipped = (await source.skipped?.()) ?? []; // what the checkouts left out (links leading out of the tree, …)
@@ -56,7 +57,7 @@ export async function reviewPullRequest(source: PullRequestSource, config: Crash
     functions: judged.functions,
     findings: repaired.findings,
     notes: [...touched.notes, ...crash.notes, ...judged.notes, ...audited.notes, ...repaired.notes, ...skipped],
-    changes: touched.changes,
+    hunkLines,
     modules: touched.modules,
     auditConfigured: Boolean(llm),
     ...(deps.noLlmNote !== undefined ? { noLlmNote: deps.noLlmNote } : {}),
