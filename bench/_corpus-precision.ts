@@ -1,34 +1,53 @@
-// Precision of the static rules on real library code (issue 15): the scan re-run
-// on each library of harness/corpus (crash-tested too) and of test/corpus/libraries
-// (scan-only, pinned copies) as a user would run it (its package folder,
-// the default excludes), each finding matched to the judgement a person recorded
-// after reading the code (test/corpus/judged-findings.json). A finding nobody has
-// judged yet is listed as unjudged, never counted as right.
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+// Precision of the static rules on real library code (issue 15): the scan re-run on each
+// project of test/corpus/judged-findings.json as a user would run it (its package folder or
+// file, the default excludes), each finding matched to the judgement a person recorded after
+// reading the code. A finding nobody has judged yet is listed as unjudged, never counted as right.
+// Projects come from Debian packages that scripts/setup.sh installs (pinned by their Debian
+// version; on every clone) or from local fetched copies in test/corpus/libraries (optional,
+// not committed). Two sets are kept apart: `tuned` (code the rules were tuned on) and
+// `unseen` (code they never were): precision on the second is the honest figure for new code.
+import { existsSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { readPythonSources, parsedTree } from '../src/adapters/cli/python-tree.ts';
 import { scanRepository } from '../src/core/python/scan.ts';
+import { assembleProject, assembleScript, debianPackage, expectVersion } from '../test/support/debian-corpus.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const JUDGED_FILE = path.join(root, 'test/corpus/judged-findings.json');
-/** Where the corpus projects live: each a folder with a SOURCE.md naming the repository and commit. */
-export const CORPUS_DIRS = [path.join(root, 'harness/corpus'), path.join(root, 'test/corpus/libraries')];
+/** Where the optional fetched copies live: each a folder with a SOURCE.md naming the repository and commit. */
+export const LIBRARIES_DIR = path.join(root, 'test/corpus/libraries');
 
-/** Every corpus project folder (one with a SOURCE.md), by name. */
-export function corpusProjects(dirs: readonly string[] = CORPUS_DIRS): Map<string, string> {
-  const found = new Map<string, string>();
-  for (const dir of dirs) {
-    if (!existsSync(dir)) continue;
-    for (const entry of readdirSync(dir, { withFileTypes: true })) {
-      if (!entry.isDirectory() || !existsSync(path.join(dir, entry.name, 'SOURCE.md'))) continue;
-      if (found.has(entry.name)) throw new Error(`corpus project ${entry.name} is in two places (${found.get(entry.name)} and ${dir}); rename one`);
-      found.set(entry.name, path.join(dir, entry.name));
-    }
-  }
-  return found;
-}
+const setSchema = z.enum(['tuned', 'unseen']);
+export type CorpusSet = z.infer<typeof setSchema>;
+
+const projectSchema = z.discriminatedUnion('from', [
+  z
+    .object({
+      from: z.literal('debian'),
+      package: z.string(),
+      /** The Debian version the judgements were read against; another installed version fails until re-read. */
+      version: z.string(),
+      /** The package folder or module scanned, relative to dist-packages; or, with `script`, the name the script is scanned under. */
+      target: z.string(),
+      /** An installed script (no .py suffix) that is the package's code, e.g. /usr/bin/buku. */
+      script: z.string().optional(),
+      /** Paths relative to dist-packages left out of the scan: the package's own tests, shipped inside it. */
+      without: z.array(z.string()).optional(),
+      set: setSchema,
+    })
+    .strict(),
+  z
+    .object({
+      from: z.literal('fetched'),
+      /** The package folder or file scanned, relative to test/corpus/libraries/<project>. */
+      target: z.string(),
+      set: setSchema,
+    })
+    .strict(),
+]);
+export type CorpusProject = z.infer<typeof projectSchema>;
 
 const judgementSchema = z.enum(['true', 'latent', 'false']);
 export type Judgement = z.infer<typeof judgementSchema>;
@@ -52,12 +71,11 @@ export type JudgedFinding = z.infer<typeof judgedFindingSchema>;
 const judgedFileSchema = z
   .object({
     about: z.string(),
-    /** project → the package folder or file scanned, relative to the project's folder (harness/corpus/<project> or test/corpus/libraries/<project>). */
-    projects: z.record(z.string()),
-    /** The lowest precision on library code the test accepts: what the judged list shows now. */
+    projects: z.record(projectSchema),
+    /** The lowest precision on the tuned set the test accepts: what the judged list shows now. */
     floor: z.number().min(0).max(1),
-    /** Projects under test/corpus/libraries: local copies of fetched code, not committed, so absent in a clean clone. */
-    fetched: z.array(z.string()),
+    /** The unseen set as last measured: a record, not a floor; the test fails on any change until it is recorded again. Partial: one program (buku) so far. */
+    unseen: z.object({ judged: z.number().int().min(0), right: z.number().int().min(0) }).strict(),
     findings: z.array(judgedFindingSchema),
     /** Findings judged false whose rule was then fixed: no longer reported; kept with the fix, for the record. */
     resolved: z.array(judgedFindingSchema.extend({ fixed: z.string() }).strict()),
@@ -71,28 +89,73 @@ export function readJudged(file = JUDGED_FILE): JudgedList {
     const issue = parsed.error.issues[0];
     throw new Error(`${path.relative(root, file)}: ${issue?.path.join('.') || '(root)'}: ${issue?.message}; fix the entry (see the schema in bench/_corpus-precision.ts)`);
   }
+  const unknown = parsed.data.findings.concat(parsed.data.resolved).filter((f) => !(f.project in parsed.data.projects));
+  if (unknown.length) throw new Error(`${path.relative(root, file)}: finding of unknown project ${unknown[0]!.project}; add the project to "projects" or remove the finding`);
+  const unseenFetched = Object.entries(parsed.data.projects).filter(([, p]) => p.set === 'unseen' && p.from !== 'debian');
+  if (unseenFetched.length) throw new Error(`${path.relative(root, file)}: unseen project ${unseenFetched[0]![0]} must come from Debian (a fetched copy may be absent, and the unseen figure is checked as measured, not as recorded)`);
   return parsed.data;
 }
 
+/** The judged list cut down to one set's projects, findings and resolved entries. */
+export function onlySet(judged: JudgedList, set: CorpusSet): JudgedList {
+  const projects = Object.fromEntries(Object.entries(judged.projects).filter(([, p]) => p.set === set));
+  const inSet = (f: { project: string }): boolean => f.project in projects;
+  return { ...judged, projects, findings: judged.findings.filter(inSet), resolved: judged.resolved.filter(inSet) };
+}
+
 export interface Presence {
-  /** project → package, for the projects whose folder is here. */
+  /** project → the folder or file to scan, for the projects here. */
   present: Record<string, string>;
-  /** Fetched projects (`fetched` in the judged list) whose folder is not here: not scanned, not checked. */
+  /** Fetched projects whose folder is not here: not scanned, not checked. */
   absent: string[];
+  /** Removes the temporary project folders assembled from Debian packages. */
+  dispose: () => void;
 }
 
 export const ABSENT_NOTE = 'not present here (fetched copy, not committed)';
 
-/** Which judged projects can be scanned here. A committed project (not in `fetched`) that is missing is an error. */
-export function presence(judged: JudgedList, folders = corpusProjects()): Presence {
+/**
+ * Where each judged project is to be scanned. A Debian project is assembled from its
+ * installed package: a missing package or another version throws (run scripts/setup.sh;
+ * re-read the code). A fetched project is scanned where its folder is, else listed absent.
+ */
+export function presence(judged: JudgedList, librariesDir = LIBRARIES_DIR): Presence {
   const present: Record<string, string> = {};
   const absent: string[] = [];
-  for (const [project, target] of Object.entries(judged.projects)) {
-    if (folders.has(project)) present[project] = target;
-    else if (judged.fetched.includes(project)) absent.push(project);
-    else throw new Error(`judged-findings.json names project ${project}, but no corpus folder with a SOURCE.md has that name and it is not listed as fetched; add it or remove the project`);
+  const assembled: string[] = [];
+  const dispose = (): void => {
+    for (const dir of assembled) rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    for (const [project, spec] of Object.entries(judged.projects)) {
+      if (spec.from === 'debian') {
+        const pkg = debianPackage(spec.package);
+        expectVersion(pkg, spec.version);
+        const dir = spec.script ? assembleScript(pkg, spec.script, spec.target) : assembleProject(pkg, [], [spec.target.split('/')[0]!], spec.without);
+        assembled.push(dir);
+        const target = path.join(dir, spec.target);
+        if (!existsSync(target)) throw new Error(`Debian package ${spec.package} ${pkg.version} has no ${spec.target} under dist-packages: fix "target" of ${project} in judged-findings.json`);
+        present[project] = target;
+      } else {
+        const folder = path.join(librariesDir, project);
+        if (existsSync(path.join(folder, 'SOURCE.md'))) present[project] = path.join(folder, spec.target);
+        else absent.push(project);
+      }
+    }
+  } catch (error) {
+    dispose();
+    throw error;
   }
-  return { present, absent };
+  return { present, absent, dispose };
+}
+
+/** Folders of test/corpus/libraries (with a SOURCE.md) that no fetched project of the list names: copies nobody scans. */
+export function unusedLibraryFolders(judged: JudgedList, librariesDir = LIBRARIES_DIR): string[] {
+  if (!existsSync(librariesDir)) return [];
+  return readdirSync(librariesDir, { withFileTypes: true })
+    .filter((e) => e.isDirectory() && existsSync(path.join(librariesDir, e.name, 'SOURCE.md')))
+    .map((e) => e.name)
+    .filter((name) => judged.projects[name]?.from !== 'fetched');
 }
 
 export interface CorpusFinding {
@@ -105,13 +168,11 @@ export interface CorpusFinding {
   message: string;
 }
 
-/** The findings of a scan of each project's package, as `crashprobe scan <project folder>/<package>` reports them. */
-export async function scanCorpus(projects: Record<string, string>, folders = corpusProjects()): Promise<CorpusFinding[]> {
+/** The findings of a scan of each project's package, as `crashprobe scan <folder or file>` reports them. */
+export async function scanCorpus(projects: Record<string, string>): Promise<CorpusFinding[]> {
   const found: CorpusFinding[] = [];
   for (const [project, target] of Object.entries(projects)) {
-    const folder = folders.get(project);
-    if (!folder) throw new Error(`judged-findings.json names project ${project}, but no corpus folder with a SOURCE.md has that name; add it or remove the project`);
-    const { files } = scanRepository(parsedTree(await readPythonSources(path.join(folder, target))).modules);
+    const { files } = scanRepository(parsedTree(await readPythonSources(target)).modules);
     for (const file of files) {
       for (const report of file.reports) {
         for (const f of report.findings) {
@@ -144,15 +205,17 @@ export interface PrecisionTally {
   precisionAsRecorded: number | undefined;
 }
 
-/** `scanned`: the projects the scan ran on (all by default); judgements of the others are neither matched nor stale. */
+/** `scanned`: the projects the scan ran on (all by default); judgements of the others are neither matched nor stale. Findings of projects not in `judged` are left out. */
 export function tally(found: readonly CorpusFinding[], judged: JudgedList, scanned: readonly string[] = Object.keys(judged.projects)): PrecisionTally {
   const byKey = new Map(judged.findings.map((j) => [keyOf(j), j]));
   const empty = (): ProjectTally => ({ true: 0, latent: 0, false: 0, unjudged: 0 });
-  const perProject = new Map<string, ProjectTally>(scanned.map((p) => [p, empty()]));
+  const mine = scanned.filter((p) => p in judged.projects);
+  const perProject = new Map<string, ProjectTally>(mine.map((p) => [p, empty()]));
   const total = empty();
   const unjudged: CorpusFinding[] = [];
   const matched = new Set<string>();
   for (const f of found) {
+    if (!(f.project in judged.projects)) continue;
     const j = byKey.get(keyOf(f));
     const row = perProject.get(f.project) ?? empty();
     perProject.set(f.project, row);
@@ -177,7 +240,7 @@ export function tally(found: readonly CorpusFinding[], judged: JudgedList, scann
     precision: judgedNow ? (total.true + total.latent) / judgedNow : undefined,
     precisionAsFirstJudged: firstTotal ? (total.true + total.latent + resolvedRight) / firstTotal : undefined,
     unjudged,
-    stale: judged.findings.filter((j) => scanned.includes(j.project) && !matched.has(keyOf(j))),
+    stale: judged.findings.filter((j) => mine.includes(j.project) && !matched.has(keyOf(j))),
     precisionAsRecorded: judged.findings.length ? recordedRight / judged.findings.length : undefined,
   };
 }
@@ -193,16 +256,16 @@ export interface FloorCheck {
 }
 
 /**
- * The figure the floor applies to. With every project here: precision measured now.
- * With fetched projects absent, the floor (measured over all projects) says nothing of a
- * subset, so it applies to the judged list as recorded; the present projects' scan is
- * held to their recorded entries by the unjudged and stale checks.
+ * The figure the tuned set's floor applies to (`t` and `absent` of the tuned set). With every
+ * project here: precision measured now. With fetched projects absent, the floor (measured over
+ * all projects) says nothing of a subset, so it applies to the judged list as recorded; the
+ * present projects' scan is held to their recorded entries by the unjudged and stale checks.
  */
-export function floorCheck(t: PrecisionTally, where: Presence): FloorCheck {
-  if (where.absent.length === 0) return { precision: t.precision, basis: 'measured now on every project' };
+export function floorCheck(t: PrecisionTally, absent: readonly string[]): FloorCheck {
+  if (absent.length === 0) return { precision: t.precision, basis: 'measured now on every tuned project' };
   return {
     precision: t.precisionAsRecorded,
-    basis: `the judged list as recorded (${where.absent.join(', ')} ${ABSENT_NOTE}; the present projects' findings are checked against their recorded judgements)`,
+    basis: `the tuned set's judged list as recorded (${absent.join(', ')} ${ABSENT_NOTE}; the present projects' findings are checked against their recorded judgements)`,
   };
 }
 

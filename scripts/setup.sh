@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs what crashprobe and its tests need on a fresh machine: python3 (3.9+) for
 # the crash harness, git for reviews of local changes, bubblewrap for the sandbox
-# (optional: without it the harness keeps its resource limits and says so), and the
-# npm packages.
+# (optional: without it the harness keeps its resource limits and says so), PostgreSQL's
+# server binaries and the Debian packages of real libraries for the tests, and the npm packages.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -30,6 +30,23 @@ if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends postgresql >/dev/null
   else
     echo "setup: please install PostgreSQL's server binaries (Debian: apt-get install --no-install-recommends postgresql); the PostgreSQL tests fail without them" >&2
+  fi
+fi
+
+# Real-world corpora for the corpus tests (test/corpus): public libraries taken from Debian's
+# packages, pinned by their Debian versions, so that no copy of their code is committed here.
+CORPUS_PACKAGES=(python3-diskcache python3-sqlitedict python3-persist-queue python3-tinydb python3-cachelib buku)
+missing_corpus=()
+for pkg in "${CORPUS_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' || missing_corpus+=("$pkg")
+done
+if [ ${#missing_corpus[@]} -gt 0 ]; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "setup: installing ${missing_corpus[*]} (real-world code for the corpus tests)" >&2
+    apt-get update -qq >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing_corpus[@]}" >/dev/null
+  else
+    echo "setup: please install ${missing_corpus[*]} (Debian packages; the corpus tests fail without them)" >&2
   fi
 fi
 

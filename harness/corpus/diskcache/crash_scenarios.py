@@ -1,4 +1,4 @@
-"""python-diskcache (Apache-2.0, see SOURCE.md): a cache on SQLite (autocommit
+"""python-diskcache 5.4.0 (Debian's python3-diskcache; Apache-2.0, see SOURCE.md): a cache on SQLite (autocommit
 stated, explicit BEGIN IMMEDIATE in _transact) that stores large values in files
 under random two-level folders (`ab/cd/<uuid4 hex>.val`), written before the row
 that names them."""

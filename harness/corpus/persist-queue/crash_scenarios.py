@@ -1,4 +1,4 @@
-"""persist-queue (BSD-3-Clause, see SOURCE.md): a SQLite queue whose statements
+"""persist-queue 0.5.1 (Debian's python3-persist-queue; BSD-3-Clause, see SOURCE.md): a SQLite queue whose statements
 are built by a decorator (`with_conditional_transaction`) from SQL templates held
 in properties, on a WAL database; and a file queue that appends to a chunk file
 opened in its constructor and saves its index through a temporary file and
@@ -23,7 +23,8 @@ def put_one_job(world):
     return {"self": _sqlite_queue(world), "item": "job-3"}
 
 
-@scenario("persistqueue/sqlbase.py:SQLBase.get")
+# In 0.5.1, get() is SQLiteQueue's own (later versions moved it to sqlbase.SQLBase).
+@scenario("persistqueue/sqlqueue.py:SQLiteQueue.get")
 def get_one_job(world):
     world.seed_sqlite("queue.db", QUEUE_SCHEMA)
     return {"self": _sqlite_queue(world), "block": False}

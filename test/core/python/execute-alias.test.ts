@@ -1,6 +1,7 @@
 // The execute-alias detector (src/core/python/execute-alias.ts), table style:
 // each case a module, a function, and the database effects expected of it.
-// Cases taken from diskcache/core.py (harness/corpus/diskcache).
+// Cases taken from diskcache/core.py (Debian's python3-diskcache 5.4.0-1, as the corpus runs it:
+// /usr/lib/python3/dist-packages/diskcache/core.py; see harness/corpus/diskcache/SOURCE.md).
 import { describe, expect, it } from 'vitest';
 import { detectTxStyle } from '../../../src/core/python/tx-style.ts';
 import { dbEffects, functionOf, moduleOf, py, type EffectCase } from './python-source.ts';

@@ -32,7 +32,7 @@ testRule(fileDeletedBeforeRecord, {
       `,
     },
     {
-      // sqlitedict's SqliteDict.__init__ (harness/corpus/sqlitedict/sqlitedict.py:155-187): flag 'n' deletes the
+      // sqlitedict's SqliteDict.__init__ (Debian's python3-sqlitedict 2.1.0-1, sqlitedict.py:148-232): flag 'n' deletes the
       // database file itself, flag 'w' clears the table; one call takes at most one of the two.
       name: 'delete and record under tests of one unchanged name against different constants (sqlitedict)',
       code: `
