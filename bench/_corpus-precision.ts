@@ -74,7 +74,7 @@ const judgedFileSchema = z
     projects: z.record(projectSchema),
     /** The lowest precision on the tuned set the test accepts: what the judged list shows now. */
     floor: z.number().min(0).max(1),
-    /** The unseen set as last measured: a record, not a floor; the test fails on any change until it is recorded again. Partial: one program (buku) so far. */
+    /** The unseen set as last measured: a record, not a floor; the test fails on any change until it is recorded again. Partial: a handful of Debian packages so far (the projects with `set: unseen`). */
     unseen: z.object({ judged: z.number().int().min(0), right: z.number().int().min(0) }).strict(),
     findings: z.array(judgedFindingSchema),
     /** Findings judged false whose rule was then fixed: no longer reported; kept with the fix, for the record. */

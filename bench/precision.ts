@@ -1,11 +1,12 @@
 // Precision of the static rules on real library code (issue 15): each project of
 // test/corpus/judged-findings.json scanned (Debian packages from scripts/setup.sh; local fetched
 // copies in test/corpus/libraries when here), each finding matched to its judgement, counts per
-// project and precision printed apart for the tuned corpus and for unseen code.
+// project (with each project's own precision) and precision printed apart for the tuned corpus
+// and for unseen code.
 // A finding not yet judged is printed as UNJUDGED and left out of precision.
-import { ABSENT_NOTE, floorCheck, onlySet, percent, presence, readJudged, scanCorpus, tally, type CorpusSet } from './_corpus-precision.ts';
+import { ABSENT_NOTE, floorCheck, onlySet, percent, presence, readJudged, scanCorpus, tally, type CorpusSet, type ProjectTally } from './_corpus-precision.ts';
 
-const SET_TITLES: Record<CorpusSet, string> = { tuned: 'tuned corpus', unseen: 'unseen (buku)' };
+const SET_TITLES: Record<CorpusSet, string> = { tuned: 'tuned corpus', unseen: 'unseen code' };
 
 export default async function precision(log: (line: string) => void): Promise<void> {
   const judged = readJudged();
@@ -22,15 +23,15 @@ export default async function precision(log: (line: string) => void): Promise<vo
     const absent = where.absent.filter((p) => p in list.projects);
     const t = tally(found, list, scanned);
     log(`-- ${SET_TITLES[set]}`);
-    log('project          true  latent  false  unjudged  from');
+    log('project          true  latent  false  unjudged  precision  from');
     for (const [project, row] of t.perProject) {
       const spec = list.projects[project]!;
       const from = spec.from === 'debian' ? `Debian ${spec.package} ${spec.version}` : 'fetched copy';
-      log(`${project.padEnd(16)} ${String(row.true).padStart(4)}  ${String(row.latent).padStart(6)}  ${String(row.false).padStart(5)}  ${String(row.unjudged).padStart(8)}  ${from}`);
+      log(`${project.padEnd(16)} ${String(row.true).padStart(4)}  ${String(row.latent).padStart(6)}  ${String(row.false).padStart(5)}  ${String(row.unjudged).padStart(8)}  ${rowPrecision(row).padStart(9)}  ${from}`);
     }
     for (const project of absent) log(`${project.padEnd(16)} ${ABSENT_NOTE}`);
     const { total } = t;
-    log(`${'all'.padEnd(16)} ${String(total.true).padStart(4)}  ${String(total.latent).padStart(6)}  ${String(total.false).padStart(5)}  ${String(total.unjudged).padStart(8)}`);
+    log(`${'all'.padEnd(16)} ${String(total.true).padStart(4)}  ${String(total.latent).padStart(6)}  ${String(total.false).padStart(5)}  ${String(total.unjudged).padStart(8)}  ${rowPrecision(total).padStart(9)}`);
     const scope = absent.length ? `the ${scanned.length} project(s) present` : 'every project';
     log(`precision, ${SET_TITLES[set]}, ${scope}: ${percent(t.precision)} of ${total.true + total.latent + total.false} judged finding(s) (true + latent over judged; aim 85%)`);
     if (set === 'tuned') {
@@ -43,4 +44,10 @@ export default async function precision(log: (line: string) => void): Promise<vo
     for (const f of t.unjudged) log(`UNJUDGED ${f.project} ${f.file}:${f.line} ${f.function} ${f.rule} (${f.id}): ${f.message}`);
     for (const j of t.stale) log(`no longer reported (move it to "resolved" with the fix, or remove it): ${j.project} ${j.file}:${j.line} ${j.function} ${j.rule}`);
   }
+}
+
+/** One row's right of judged, e.g. '2/3 67%' ('-' with nothing judged): a project's own figure, beside the set's. */
+function rowPrecision(row: ProjectTally): string {
+  const judged = row.true + row.latent + row.false;
+  return judged ? `${row.true + row.latent}/${judged} ${percent((row.true + row.latent) / judged)}` : '-';
 }

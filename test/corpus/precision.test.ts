@@ -68,7 +68,7 @@ describe('precision on the corpus library code', () => {
     expect(floorCheck(tally(found, tuned(), scanned()), tunedAbsent()).precision ?? 0).toBeGreaterThanOrEqual(0.85);
   });
 
-  it('measures the unseen set (buku) as recorded: any change, up or down, is recorded again, never floored', () => {
+  it('measures the unseen set as recorded: any change, up or down, is recorded again, never floored', () => {
     const t = tally(found, onlySet(judged, 'unseen'), scanned());
     const measured = { judged: t.total.true + t.total.latent + t.total.false, right: t.total.true + t.total.latent };
     console.info(`precision (unseen): ${measured.right} right of ${measured.judged} judged`);
