@@ -36,6 +36,8 @@ export interface Job {
    * in which a worker only completes the check run as failed with this reason, then fails the job.
    */
   finalReason: string | null;
+  /** Conclusion runs of this job whose worker stopped too; at MAX_CONCLUSION_RUNS the job fails without its check run. */
+  conclusionStops: number;
 }
 
 /** A jobs row as either database returns it: SQLite gives integers as numbers, PostgreSQL's bigints as strings. */
@@ -54,6 +56,7 @@ export interface JobRow {
   last_error: string | null;
   delivery_id: string | null;
   final_reason: string | null;
+  conclusion_stops: number;
 }
 
 const numberOrNull = (value: number | string | null): number | null => (value === null ? null : Number(value));
@@ -71,6 +74,25 @@ export function timeLimitMessage(timeoutMs: number): string {
 /** Why a job whose worker kept dying fails: the last error it recorded, then how often its worker stopped. */
 export function workerStoppedMessage(lastError: string | null, attempts: number): string {
   return `${lastError ? `${lastError}; then ` : ''}its worker stopped ${attempts} time(s) before finishing`;
+}
+
+/**
+ * Conclusion runs one job gets while their workers keep dying (killed, out of memory, a lost host).
+ * Bounded: a conclusion run only completes a check run, and one that kills its worker every time must still end.
+ */
+export const MAX_CONCLUSION_RUNS = 3;
+
+/** Why a job ends failed with no check run saying so: its reason, then why nothing could write it. */
+export function conclusionStoppedMessage(finalReason: string, stops: number): string {
+  return `${finalReason}; no check run says so, because the worker of each of its ${stops} conclusion run(s) stopped before writing it: re-run the check or push again to review it`;
+}
+
+/** After a conclusion run's worker stopped: offered again (pending, now) until MAX_CONCLUSION_RUNS have stopped, then failed. */
+export function afterConclusionStopped(job: Pick<JobRow, 'final_reason' | 'conclusion_stops'>): { status: 'pending' | 'failed'; stops: number; error: string | null } {
+  const stops = Number(job.conclusion_stops) + 1;
+  return stops < MAX_CONCLUSION_RUNS
+    ? { status: 'pending', stops, error: null }
+    : { status: 'failed', stops, error: conclusionStoppedMessage(job.final_reason ?? 'the review failed', stops) };
 }
 
 /** The job a row holds; it was queued one job time limit before its deadline. */
@@ -91,6 +113,7 @@ export function jobFromRow(row: JobRow, jobTimeoutMs: number): Job {
     deliveryId: row.delivery_id,
     queuedAt: Number(row.deadline) - jobTimeoutMs,
     finalReason: row.final_reason,
+    conclusionStops: Number(row.conclusion_stops),
   };
 }
 
@@ -146,8 +169,9 @@ export interface AsyncFingerprintLedger {
 
 /**
  * One job's view of the verdict/LLM cache: the core's Store port is synchronous, so PostgreSQL
- * loads the tenant's entries when the job starts and `flush` writes the changed ones back when it
- * ends (write-behind per job; it is a cache, a lost write only costs a re-run). SQLite writes through.
+ * loads the tenant's most recently used entries (up to BackendOptions.cacheLoadBytes) when the job
+ * starts and `flush` writes the changed ones back, and marks the ones read as used, when it ends
+ * (write-behind per job; it is a cache, a lost write only costs a re-run). SQLite writes through.
  */
 export interface JobCache {
   store: Store;
@@ -163,9 +187,10 @@ export interface AppBackend {
   /** A delivery recorded and its job queued in one transaction. */
   admit(deliveryId: string, event: string, job?: JobInput, limit?: RateLimit): Promise<AdmitResult>;
   /**
-   * The oldest ready job whose lane is free, leased to `owner` for `leaseMs`. Jobs whose lease ran
-   * out are taken over; out of attempts or past their deadline, they come back once with
-   * `finalReason` (a conclusion run), and are failed when that run's lease runs out too.
+   * The oldest ready job whose lane is free, leased to `owner` for `leaseMs`; a job waiting out a
+   * back-off does not hold its lane. Jobs whose lease ran out are taken over; out of attempts or past
+   * their deadline, they come back with `finalReason` (a conclusion run), offered again when that run's
+   * worker dies too, until MAX_CONCLUSION_RUNS have died: then failed (conclusionStoppedMessage).
    */
   claim(owner: string, leaseMs: number): Promise<Job | undefined>;
   /** Extends the lease; false when the job is no longer this owner's (lease lost, cancelled, timed out). */
@@ -202,12 +227,18 @@ export interface BackendOptions {
   jobTimeoutMs?: number;
   /** Back-off before retry number `attempt` (1-based) when the error names none. */
   retryDelayMs?: (attempt: number) => number;
-  /** Tests: a fake clock (SQLite only; PostgreSQL uses its own clock for pg-boss and Date.now for leases). */
+  /**
+   * PostgreSQL: the most of its tenant's cache a job loads (bytes of values), most recently used first;
+   * entries past it read as misses (recomputed), so a very large cache costs a bounded load per job.
+   */
+  cacheLoadBytes?: number;
+  /** Tests: a fake clock for leases, back-offs, deadlines and records (both backends; pg-boss only ever starts jobs at once). */
   now?: () => number;
 }
 
 export const DEFAULT_JOB_TIMEOUT_MS = 30 * 60_000;
 export const DEFAULT_MAX_ATTEMPTS = 6;
+export const DEFAULT_CACHE_LOAD_BYTES = 32 * 1024 * 1024;
 const HOUR_MS = 3_600_000;
 export { HOUR_MS };
 

@@ -8,6 +8,7 @@ import Database from 'better-sqlite3';
 import type { Store } from '../core/ports.ts';
 import type { FingerprintLedger } from './fingerprint-ledger.ts';
 import {
+  afterConclusionStopped,
   DEFAULT_JOB_TIMEOUT_MS,
   DEFAULT_MAX_ATTEMPTS,
   HOUR_MS,
@@ -66,6 +67,7 @@ CREATE TABLE IF NOT EXISTS jobs (
   delivery_id TEXT,
   supersedable INTEGER NOT NULL DEFAULT 0,
   final_reason TEXT,
+  conclusion_stops INTEGER NOT NULL DEFAULT 0,
   created_at INTEGER NOT NULL,
   updated_at INTEGER NOT NULL
 );
@@ -86,10 +88,23 @@ CREATE TABLE IF NOT EXISTS kv (
 );
 `;
 
-/** A state file from before issue 14: its jobs table lacks the deadline, the delivery and 'cancelled'; rebuilt in place. */
+const jobsTableSql = (db: Database.Database) =>
+  (db.prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'jobs'").get() as { sql: string } | undefined)?.sql;
+
+/**
+ * A state file from before issue 14: its jobs table lacks the deadline, the delivery and 'cancelled'; rebuilt in place.
+ * One from issue 14 lacks only the count of conclusion runs whose worker stopped: added.
+ */
 function migrate(db: Database.Database): void {
-  const table = db.prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'jobs'").get() as { sql: string } | undefined;
-  if (!table || table.sql.includes('final_reason')) return;
+  const table = jobsTableSql(db);
+  if (table?.includes('final_reason') && !table.includes('conclusion_stops')) {
+    // Two processes opening one old file: the write lock orders them, the second finds the column there.
+    db.transaction(() => {
+      if (!jobsTableSql(db)!.includes('conclusion_stops')) db.exec('ALTER TABLE jobs ADD COLUMN conclusion_stops INTEGER NOT NULL DEFAULT 0');
+    }).immediate();
+    return;
+  }
+  if (!table || table.includes('final_reason')) return;
   db.transaction(() => {
     db.exec('ALTER TABLE jobs RENAME TO jobs_before_14; DROP INDEX IF EXISTS jobs_ready; DROP INDEX IF EXISTS jobs_lane;');
     db.exec(SCHEMA);
@@ -189,7 +204,7 @@ export class CrashprobeState {
     this.db
       .prepare(
         `UPDATE jobs SET status = 'pending', attempts = 0, owner = NULL, lease_until = NULL, run_after = 0, deadline = ?,
-           last_error = NULL, final_reason = NULL, delivery_id = ?, updated_at = ? WHERE id = ?`,
+           last_error = NULL, final_reason = NULL, conclusion_stops = 0, delivery_id = ?, updated_at = ? WHERE id = ?`,
       )
       .run(now + this.jobTimeoutMs, deliveryId, now, id);
     return this.job(id)!;
@@ -230,18 +245,23 @@ export class CrashprobeState {
   /**
    * Takes the oldest ready job for `owner` for `leaseMs`: a pending one, or a running one whose lease
    * ran out (its worker died). Jobs that used up their attempts or passed their deadline come back
-   * once as a conclusion run (finalReason); a conclusion run whose worker died too is failed.
+   * as a conclusion run (finalReason); one whose worker died too is offered again, until
+   * MAX_CONCLUSION_RUNS have died (afterConclusionStopped). A job waiting out a back-off does not hold its lane.
    */
   claim(owner: string, leaseMs: number): Job | undefined {
     return this.db.transaction((): Job | undefined => {
       const now = this.now();
-      // A conclusion run whose worker died too: failed without a check run (nothing more can be done).
-      this.db
-        .prepare(
-          `UPDATE jobs SET status = 'failed', owner = NULL, lease_until = NULL, last_error = final_reason, updated_at = ?
-           WHERE final_reason IS NOT NULL AND status = 'running' AND lease_until < ?`,
-        )
-        .run(now, now);
+      // A conclusion run whose worker died too: offered again at once, or failed once too many have died.
+      const stoppedConclusions = this.db
+        .prepare(`SELECT final_reason, conclusion_stops, id FROM jobs WHERE final_reason IS NOT NULL AND status = 'running' AND lease_until < ?`)
+        .all(now) as (Pick<JobRow, 'final_reason' | 'conclusion_stops'> & { id: number })[];
+      const afterStop = this.db.prepare(
+        `UPDATE jobs SET status = ?, owner = NULL, lease_until = NULL, run_after = 0, conclusion_stops = ?, last_error = COALESCE(?, last_error), updated_at = ? WHERE id = ?`,
+      );
+      for (const job of stoppedConclusions) {
+        const next = afterConclusionStopped(job);
+        afterStop.run(next.status, next.stops, next.error, now, job.id);
+      }
       // Out of time, or out of attempts with no worker left to say so: one conclusion run to complete the check run.
       this.db
         .prepare(

@@ -1,7 +1,8 @@
 // The promises of the App's storage (issue 14), held against every backend: sqlite-backend.test.ts
-// and postgres-backend.test.ts run this same suite. Real clocks, short leases.
+// and postgres-backend.test.ts run this same suite. Older tests: real clocks, short leases; newer ones
+// move a manual clock (BackendOptions.now), so no sleep decides what they see.
 import { afterEach, describe, expect, it } from 'vitest';
-import type { AppBackend, BackendOptions, JobInput } from '../../src/store/backend.ts';
+import { MAX_CONCLUSION_RUNS, conclusionStoppedMessage, type AppBackend, type BackendOptions, type JobInput } from '../../src/store/backend.ts';
 
 export type OpenBackend = (options: BackendOptions) => Promise<AppBackend>;
 
@@ -15,6 +16,17 @@ const push = (pr: number, sha: string, before?: string, installationId = 1): Job
   supersedes: before ? [`octo/shop#${pr}@${before}`] : [],
   supersedable: true,
 });
+
+/** A re-run someone asked for (a check run's re-run, `/crashprobe review`): in the lane, never superseded by a push. */
+const rerun = (pr: number, delivery: string): JobInput => ({ key: `octo/shop#${pr}!${delivery}`, payload: { installationId: 1 }, lane: `octo/shop#${pr}` });
+
+/** A clock the test moves: leases run out and back-offs end only when the test says so, however slow the machine. */
+function manualClock(start = Date.now()) {
+  let time = start;
+  return { now: () => time, advance: (ms: number) => void (time += ms) };
+}
+
+const HOUR = 3_600_000;
 
 export function backendContract(name: string, open: OpenBackend): void {
   describe(`${name} backend: the promises of issue 14`, () => {
@@ -140,15 +152,42 @@ export function backendContract(name: string, open: OpenBackend): void {
       expect(await b.claim('w4', 50)).toBeUndefined();
     });
 
-    it('fails a conclusion run whose worker died too, without another', async () => {
-      const b = await backend({ maxAttempts: 1 });
+    it('offers a conclusion run whose worker died again, a bounded number of times, then fails it saying no check run says why', async () => {
+      const clock = manualClock();
+      const b = await backend({ maxAttempts: 1, now: clock.now });
       await b.admit('d-1', 'pull_request', push(7, 'a'));
-      await b.claim('w1', 50);
-      await sleep(80);
-      expect((await b.claim('w2', 50))?.finalReason).toMatch(/its worker stopped 1 time/);
-      await sleep(80);
-      expect(await b.claim('w3', 50)).toBeUndefined();
+      await b.claim('w1', 1000);
+      const reason = 'its worker stopped 1 time(s) before finishing';
+      for (let run = 1; run <= MAX_CONCLUSION_RUNS; run++) {
+        clock.advance(1001);
+        // The previous worker (the review's, then each conclusion run's) died without a word.
+        expect(await b.claim(`conclusion-${run}`, 1000)).toMatchObject({ key: 'octo/shop#7@a', finalReason: reason, conclusionStops: run - 1 });
+      }
+      clock.advance(1001);
+      expect(await b.claim('w-last', 1000)).toBeUndefined();
+      const failed = await b.jobByKey('octo/shop#7@a');
+      expect(failed).toMatchObject({ status: 'failed', owner: null, conclusionStops: MAX_CONCLUSION_RUNS });
+      expect(failed?.lastError).toBe(conclusionStoppedMessage(reason, MAX_CONCLUSION_RUNS));
+      expect(failed?.lastError).toMatch(/^its worker stopped 1 time\(s\) before finishing; .*no check run says so.*re-run/);
+      clock.advance(HOUR);
+      expect(await b.claim('w-later', 1000)).toBeUndefined();
+      expect(await b.counts()).toMatchObject({ failed: 1, pending: 0, running: 0 });
+    });
+
+    it("completes a conclusion run on a later offer when its first worker died, and a requeue starts its count afresh", async () => {
+      const clock = manualClock();
+      const b = await backend({ maxAttempts: 1, now: clock.now });
+      await b.admit('d-1', 'pull_request', push(7, 'a'));
+      await b.claim('w1', 1000);
+      clock.advance(1001);
+      expect((await b.claim('dies', 1000))?.finalReason).toMatch(/its worker stopped 1 time/);
+      clock.advance(1001);
+      const offered = (await b.claim('lives', 1000))!;
+      expect(offered).toMatchObject({ key: 'octo/shop#7@a', conclusionStops: 1 });
+      expect(await b.fail(offered.id, 'lives', offered.finalReason!, { retryable: false })).toBe('failed');
       expect(await b.jobByKey('octo/shop#7@a')).toMatchObject({ status: 'failed', lastError: 'its worker stopped 1 time(s) before finishing' });
+      const again = await b.admit('d-2', 'pull_request', push(7, 'a'));
+      expect(again).toMatchObject({ outcome: 'requeued', job: { status: 'pending', finalReason: null, conclusionStops: 0 } });
     });
 
     it('concludes a job failed once its overall time limit passes, running or waiting, and never retries it after', async () => {
@@ -202,6 +241,53 @@ export function backendContract(name: string, open: OpenBackend): void {
       expect((await b.claim('w1', 5000))?.id).toBe(other.id);
       expect(await b.fail(other.id, 'w1', 'bad payload', { retryable: false })).toBe('failed');
       expect((await b.job(other.id))?.lastError).toBe('bad payload');
+    });
+
+    it("lets a newer head's job run while an older job of its pull request waits out a back-off, never side by side", async () => {
+      const clock = manualClock();
+      const b = await backend({ now: clock.now });
+      // A re-run someone asked for met GitHub down: it waits ten minutes for its next try.
+      await b.admit('d-1', 'issue_comment', rerun(7, 'd-1'));
+      const waiting = (await b.claim('w1', HOUR))!;
+      expect(await b.fail(waiting.id, 'w1', 'GitHub 502', { retryable: true, retryInMs: 600_000 })).toBe('pending');
+      // The newer head's review is not held back by that wait (a re-run is not a push's review: not cancelled).
+      expect(await b.admit('d-2', 'pull_request', push(7, 'b', 'a'))).toMatchObject({ outcome: 'queued', superseded: [] });
+      const newer = (await b.claim('w2', HOUR))!;
+      expect(newer).toMatchObject({ key: 'octo/shop#7@b', status: 'running' });
+      // The back-off ends while the newer one runs: the lane stays the running job's.
+      clock.advance(600_001);
+      expect(await b.claim('w3', HOUR)).toBeUndefined();
+      expect((await b.job(waiting.id))?.status).toBe('pending');
+      await b.complete(newer.id, 'w2');
+      expect(await b.claim('w3', HOUR)).toMatchObject({ id: waiting.id, attempts: 2, lastError: 'GitHub 502' });
+    });
+
+    it("cancels an older head's review waiting out a back-off when the newer push replaces that head", async () => {
+      const clock = manualClock();
+      const b = await backend({ now: clock.now });
+      await b.admit('d-1', 'pull_request', push(7, 'a'));
+      const older = (await b.claim('w1', HOUR))!;
+      expect(await b.fail(older.id, 'w1', 'GitHub 502', { retryable: true, retryInMs: 600_000 })).toBe('pending');
+      expect(await b.admit('d-2', 'pull_request', push(7, 'b', 'a'))).toMatchObject({ outcome: 'queued', superseded: ['octo/shop#7@a'] });
+      expect(await b.job(older.id)).toMatchObject({ status: 'cancelled', lastError: 'superseded by octo/shop#7@b' });
+      expect(await b.claim('w2', HOUR)).toMatchObject({ key: 'octo/shop#7@b' });
+      clock.advance(600_001);
+      expect(await b.claim('w3', HOUR)).toBeUndefined();
+    });
+
+    it('keeps a lane whose only jobs wait out back-offs for the one whose wait ends first', async () => {
+      const clock = manualClock();
+      const b = await backend({ now: clock.now });
+      await b.admit('d-1', 'issue_comment', rerun(7, 'd-1'));
+      await b.admit('d-2', 'issue_comment', rerun(7, 'd-2'));
+      const long = (await b.claim('w1', HOUR))!;
+      expect(await b.fail(long.id, 'w1', 'GitHub 502', { retryable: true, retryInMs: 600_000 })).toBe('pending');
+      const short = (await b.claim('w1', HOUR))!;
+      expect(short.key).toBe('octo/shop#7!d-2');
+      expect(await b.fail(short.id, 'w1', 'GitHub 502', { retryable: true, retryInMs: 60_000 })).toBe('pending');
+      expect(await b.claim('w2', HOUR)).toBeUndefined();
+      clock.advance(60_001);
+      expect(await b.claim('w2', HOUR)).toMatchObject({ id: short.id, attempts: 2 });
     });
 
     it('gives up after maxAttempts retryable failures', async () => {

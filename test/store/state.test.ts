@@ -143,6 +143,27 @@ describe('job queue', () => {
     state.admit('d-1', 'pull_request', { key: 'x', payload: {}, lane: 'l', supersedes: ['y'] });
   });
 
+  it('adds the count of stopped conclusion runs to a state file from issue 14, keeping its jobs', () => {
+    state.close();
+    const Database = state.db.constructor as new (file: string) => import('better-sqlite3').Database;
+    const issue14 = new Database(path.join(dir, 'issue14.db'));
+    issue14.exec(`CREATE TABLE jobs (id INTEGER PRIMARY KEY AUTOINCREMENT, key TEXT NOT NULL UNIQUE, lane TEXT, payload TEXT NOT NULL,
+      status TEXT NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'running', 'done', 'failed', 'cancelled')), attempts INTEGER NOT NULL DEFAULT 0,
+      owner TEXT, lease_until INTEGER, run_after INTEGER NOT NULL DEFAULT 0, deadline INTEGER NOT NULL DEFAULT 0, check_run_id INTEGER,
+      last_error TEXT, delivery_id TEXT, supersedable INTEGER NOT NULL DEFAULT 0, final_reason TEXT,
+      created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL);
+      INSERT INTO jobs (key, payload, status, owner, lease_until, final_reason, created_at, updated_at)
+        VALUES ('concluding', '{}', 'running', 'dead', ${clock - 1}, 'its worker stopped 2 time(s) before finishing', 1, 1);`);
+    issue14.close();
+    state = openState(path.join(dir, 'issue14.db'), { now });
+    expect(state.jobByKey('concluding')).toMatchObject({ status: 'running', conclusionStops: 0 });
+    // Its conclusion run's worker is gone: offered again, as on a new file.
+    expect(state.claim('w', 60_000)).toMatchObject({ key: 'concluding', conclusionStops: 1, finalReason: 'its worker stopped 2 time(s) before finishing' });
+    state.close();
+    state = openState(path.join(dir, 'issue14.db'), { now });
+    expect(state.jobByKey('concluding')?.conclusionStops).toBe(1);
+  });
+
   it('remembers the check run of a job', () => {
     const { job } = state.enqueue('a', {});
     state.setCheckRun(job.id, 900);

@@ -1,13 +1,16 @@
 // The backend for many web replicas and workers on many hosts: PostgreSQL through `pg`, the jobs
-// dispatched by pg-boss (delayed start for back-off, SKIP LOCKED fetch across hosts, cancel,
-// retention). pg-boss 10 has no heartbeat and its singleton policy stalls the whole queue behind
-// a busy key, so lanes, leases and deadlines are kept in crashprobe.jobs: a job gets its pg-boss
-// job only when its lane is free (at most one dispatched job per lane), and every change of a
-// lane happens under that lane's advisory lock, in one transaction with the pg-boss call.
+// dispatched by pg-boss (SKIP LOCKED fetch across hosts, cancel, retention). pg-boss 10 has no
+// heartbeat and its singleton policy stalls the whole queue behind a busy key, so lanes, leases,
+// back-offs and deadlines are kept in crashprobe.jobs: a job gets its pg-boss job only when it is
+// ready and its lane is free (at most one dispatched job per lane; a job waiting out a back-off
+// is not dispatched, so it never holds its lane, as on SQLite), and every change of a lane happens
+// under that lane's advisory lock, in one transaction with the pg-boss call.
 import pg from 'pg';
 import PgBoss from 'pg-boss';
 import { scopedStore, type Store } from '../../core/ports.ts';
 import {
+  afterConclusionStopped,
+  DEFAULT_CACHE_LOAD_BYTES,
   DEFAULT_JOB_TIMEOUT_MS,
   DEFAULT_MAX_ATTEMPTS,
   HOUR_MS,
@@ -52,6 +55,7 @@ export class PostgresBackend implements AppBackend {
   private readonly jobTimeoutMs: number;
   private readonly retryDelayMs: (attempt: number) => number;
   private readonly now: () => number;
+  private readonly cacheLoadBytes: number;
   private orphansCheckedAt = 0;
 
   constructor(
@@ -63,6 +67,7 @@ export class PostgresBackend implements AppBackend {
     this.jobTimeoutMs = options.jobTimeoutMs ?? DEFAULT_JOB_TIMEOUT_MS;
     this.retryDelayMs = options.retryDelayMs ?? defaultRetryDelayMs;
     this.now = options.now ?? Date.now;
+    this.cacheLoadBytes = options.cacheLoadBytes ?? DEFAULT_CACHE_LOAD_BYTES;
   }
 
   private async transaction<T>(work: (client: Client) => Promise<T>): Promise<T> {
@@ -90,20 +95,29 @@ export class PostgresBackend implements AppBackend {
   }
 
   /**
-   * Gives the lane's next pending job its pg-boss job when nothing of the lane is dispatched or
-   * running. A job without a lane is dispatched at once.
+   * Gives the lane's oldest ready pending job its pg-boss job when nothing of the lane is dispatched
+   * or running (a job without a lane: that job, when ready). A job still waiting out its back-off is
+   * left for `dispatchReady` once its wait ends: dispatched early, it would hold its lane meanwhile.
    */
   private async dispatch(client: Client, lane: string | null, jobId?: number): Promise<void> {
+    const now = this.now();
     let row: JobRow | undefined;
     if (lane === null) {
-      row = (await client.query<JobRow>(`SELECT * FROM ${SCHEMA}.jobs WHERE id = $1 AND status = 'pending' AND boss_id IS NULL`, [jobId])).rows[0];
+      row = (
+        await client.query<JobRow>(`SELECT * FROM ${SCHEMA}.jobs WHERE id = $1 AND status = 'pending' AND boss_id IS NULL AND run_after <= $2 FOR UPDATE`, [
+          jobId,
+          now,
+        ])
+      ).rows[0];
     } else {
       const busy = await client.query(
         `SELECT 1 FROM ${SCHEMA}.jobs WHERE lane = $1 AND (status = 'running' OR (status = 'pending' AND boss_id IS NOT NULL)) LIMIT 1`,
         [lane],
       );
       if (busy.rowCount) return;
-      row = (await client.query<JobRow>(`SELECT * FROM ${SCHEMA}.jobs WHERE lane = $1 AND status = 'pending' ORDER BY id LIMIT 1`, [lane])).rows[0];
+      row = (
+        await client.query<JobRow>(`SELECT * FROM ${SCHEMA}.jobs WHERE lane = $1 AND status = 'pending' AND run_after <= $2 ORDER BY id LIMIT 1`, [lane, now])
+      ).rows[0];
     }
     if (!row) return;
     const bossId = await this.boss.send(
@@ -111,8 +125,7 @@ export class PostgresBackend implements AppBackend {
       { jobId: Number(row.id) },
       {
         db: PostgresBackend.db(client),
-        startAfter: new Date(Math.max(Number(row.run_after), this.now())),
-        // Retries and expiry are crashprobe's (lease, deadline): pg-boss never re-dispatches on its own.
+        // Retries, back-offs and expiry are crashprobe's (lease, run_after, deadline): pg-boss starts it now and never re-dispatches on its own.
         retryLimit: 0,
         expireInSeconds: Math.ceil(this.jobTimeoutMs / 1000) + 3600,
       },
@@ -159,7 +172,7 @@ export class PostgresBackend implements AppBackend {
         row = (
           await client.query<JobRow>(
             `UPDATE ${SCHEMA}.jobs SET status = 'pending', attempts = 0, owner = NULL, lease_until = NULL, run_after = 0, deadline = $2,
-               last_error = NULL, final_reason = NULL, delivery_id = $3, boss_id = NULL, updated_at = $4 WHERE id = $1 RETURNING *`,
+               last_error = NULL, final_reason = NULL, conclusion_stops = 0, delivery_id = $3, boss_id = NULL, updated_at = $4 WHERE id = $1 RETURNING *`,
             [existing.id, now + this.jobTimeoutMs, deliveryId, now],
           )
         ).rows[0]!;
@@ -181,7 +194,8 @@ export class PostgresBackend implements AppBackend {
 
   /**
    * Jobs whose worker stopped heartbeating, and jobs past their deadline: taken over; out of attempts
-   * or time, given back once as a conclusion run (finalReason); a conclusion run whose worker died too: failed.
+   * or time, given back as a conclusion run (finalReason); a conclusion run whose worker died too:
+   * offered again until MAX_CONCLUSION_RUNS have died, then failed (afterConclusionStopped).
    */
   private async reap(): Promise<void> {
     const now = this.now();
@@ -199,25 +213,52 @@ export class PostgresBackend implements AppBackend {
         const late = job.final_reason === null && Number(job.deadline) < now && (job.status === 'pending' || expired);
         if (!late && !expired) return;
         if (job.final_reason !== null) {
-          await this.finish(client, job, 'failed', job.final_reason);
+          const next = afterConclusionStopped(job);
+          await client.query(`UPDATE ${SCHEMA}.jobs SET conclusion_stops = $2 WHERE id = $1`, [id, next.stops]);
+          if (next.status === 'failed') await this.finish(client, job, 'failed', next.error);
+          else await this.offerAgain(client, job, null);
         } else {
           const finalReason = late
             ? timeLimitMessage(this.jobTimeoutMs)
             : job.attempts >= this.maxAttempts
               ? workerStoppedMessage(job.last_error, job.attempts)
               : null;
-          // Taken over (or given to a conclusion run): the attempt's pg-boss job is done with; a fresh one dispatches it now.
-          await client.query(
-            `UPDATE ${SCHEMA}.jobs SET status = 'pending', owner = NULL, lease_until = NULL, run_after = 0, boss_id = NULL, final_reason = $3, updated_at = $2 WHERE id = $1`,
-            [id, now, finalReason],
-          );
-          const db = PostgresBackend.db(client);
-          if (job.boss_id && job.status === 'running') await this.boss.complete(QUEUE, job.boss_id, { db });
-          else if (job.boss_id) await this.boss.cancel(QUEUE, job.boss_id, { db });
+          await this.offerAgain(client, job, finalReason);
         }
         await this.dispatch(client, job.lane, Number(job.id));
       });
     }
+    await this.dispatchReady();
+  }
+
+  /** Taken over (or given to a conclusion run): the attempt's pg-boss job is done with; a fresh one dispatches it now. */
+  private async offerAgain(client: Client, job: JobRow, finalReason: string | null): Promise<void> {
+    await client.query(
+      `UPDATE ${SCHEMA}.jobs SET status = 'pending', owner = NULL, lease_until = NULL, run_after = 0, boss_id = NULL,
+         final_reason = COALESCE($3, final_reason), updated_at = $2 WHERE id = $1`,
+      [job.id, this.now(), finalReason],
+    );
+    const db = PostgresBackend.db(client);
+    if (job.boss_id && job.status === 'running') await this.boss.complete(QUEUE, job.boss_id, { db });
+    else if (job.boss_id) await this.boss.cancel(QUEUE, job.boss_id, { db });
+  }
+
+  /** Jobs whose back-off ended, in lanes that are free: dispatched (nothing else wakes them; see `dispatch`). */
+  private async dispatchReady(): Promise<void> {
+    const { rows } = await this.pool.query<{ id: string; lane: string | null }>(
+      `SELECT DISTINCT ON (COALESCE(lane, id::text)) id, lane FROM ${SCHEMA}.jobs AS ready
+       WHERE status = 'pending' AND boss_id IS NULL AND run_after <= $1
+         AND (lane IS NULL OR NOT EXISTS (
+           SELECT 1 FROM ${SCHEMA}.jobs AS busy
+           WHERE busy.lane = ready.lane AND (busy.status = 'running' OR (busy.status = 'pending' AND busy.boss_id IS NOT NULL))))
+       ORDER BY COALESCE(lane, id::text), id LIMIT 100`,
+      [this.now()],
+    );
+    for (const { id, lane } of rows)
+      await this.transaction(async (client) => {
+        await PostgresBackend.lockLane(client, lane);
+        await this.dispatch(client, lane, Number(id));
+      });
   }
 
   /** A job ends (done, failed): its pg-boss job too, in the same transaction. */
@@ -388,17 +429,30 @@ export class PostgresBackend implements AppBackend {
   };
 
   /**
-   * The core's Store port is synchronous: the tenant's entries are loaded when the job starts and the
-   * ones it set are written back by `flush` when it ends (write-behind per job). It is a cache: a
-   * write lost to a crash only costs a re-run of that scenario or LLM call.
+   * The core's Store port is synchronous: the tenant's most recently used entries, up to
+   * `cacheLoadBytes` of values, are loaded when the job starts; the ones it set are written back, and
+   * the ones it read marked used, by `flush` when it ends (write-behind per job). Past the budget an
+   * entry reads as a miss. It is a cache: a miss or a write lost to a crash only costs a re-run of
+   * that scenario or LLM call. Partial: true loading on demand needs an async Store port in the core.
    */
   async cacheFor(scope: string): Promise<JobCache> {
     const prefix = prefixOf(scope);
-    const { rows } = await this.pool.query<{ key: string; value: Buffer }>(`SELECT key, value FROM ${SCHEMA}.kv WHERE key LIKE $1`, [`${hex(prefix)}%`]);
+    // Sizes first, values only for the keys within the budget: a huge tenant's values are never all read.
+    const { rows } = await this.pool.query<{ key: string; value: Buffer }>(
+      `SELECT kv.key, kv.value FROM ${SCHEMA}.kv AS kv JOIN (
+         SELECT key, sum(octet_length(value)) OVER (ORDER BY used_at DESC, key) AS loaded FROM ${SCHEMA}.kv WHERE key LIKE $1
+       ) AS recent ON recent.key = kv.key WHERE recent.loaded <= $2`,
+      [`${hex(prefix)}%`, this.cacheLoadBytes],
+    );
     const entries = new Map(rows.map((row) => [Buffer.from(row.key, 'hex').toString('utf8'), row.value.toString('utf8')]));
     const changed = new Map<string, string>();
+    const read = new Set<string>();
     const inner: Store = {
-      get: (key) => entries.get(key),
+      get: (key) => {
+        const value = entries.get(key);
+        if (value !== undefined) read.add(key);
+        return value;
+      },
       set: (key, value) => {
         entries.set(key, value);
         changed.set(key, value);
@@ -407,15 +461,19 @@ export class PostgresBackend implements AppBackend {
     return {
       store: scopedStore(inner, scope),
       flush: async () => {
-        if (!changed.size) return;
+        const now = this.now();
         const keys = [...changed.keys()];
-        await this.pool.query(
-          `INSERT INTO ${SCHEMA}.kv (key, value, updated_at)
-           SELECT key, decode(value, 'hex'), $3 FROM unnest($1::text[], $2::text[]) AS entry(key, value)
-           ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
-          [keys.map(hex), keys.map((key) => hex(changed.get(key)!)), this.now()],
-        );
+        const used = [...read].filter((key) => !changed.has(key));
+        if (keys.length)
+          await this.pool.query(
+            `INSERT INTO ${SCHEMA}.kv (key, value, updated_at, used_at)
+             SELECT key, decode(value, 'hex'), $3, $3 FROM unnest($1::text[], $2::text[]) AS entry(key, value)
+             ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at, used_at = excluded.used_at`,
+            [keys.map(hex), keys.map((key) => hex(changed.get(key)!)), now],
+          );
+        if (used.length) await this.pool.query(`UPDATE ${SCHEMA}.kv SET used_at = $2 WHERE key = ANY($1::text[])`, [used.map(hex), now]);
         changed.clear();
+        read.clear();
       },
     };
   }

@@ -5,6 +5,17 @@ export const SCHEMA = 'crashprobe';
 export const BOSS_SCHEMA = 'crashprobe_boss';
 export const QUEUE = 'crashprobe-review';
 
+/**
+ * A column added after issue 14, for a database made before it. Checked first: ALTER TABLE would take
+ * the table's exclusive lock at every start, waiting behind the other replicas' work.
+ */
+const addColumn = (table: string, column: string, definition: string) => `
+DO $$ BEGIN
+  IF NOT EXISTS (SELECT 1 FROM information_schema.columns WHERE table_schema = '${SCHEMA}' AND table_name = '${table}' AND column_name = '${column}') THEN
+    ALTER TABLE ${SCHEMA}.${table} ADD COLUMN ${column} ${definition};
+  END IF;
+END $$;`;
+
 export const CREATE_TABLES = `
 CREATE SCHEMA IF NOT EXISTS ${SCHEMA};
 CREATE TABLE IF NOT EXISTS ${SCHEMA}.deliveries (
@@ -35,6 +46,8 @@ CREATE TABLE IF NOT EXISTS ${SCHEMA}.jobs (
   created_at bigint NOT NULL,
   updated_at bigint NOT NULL
 );
+-- Conclusion runs whose worker stopped too (see Job.conclusionStops).
+${addColumn('jobs', 'conclusion_stops', 'int NOT NULL DEFAULT 0')}
 CREATE INDEX IF NOT EXISTS jobs_lane ON ${SCHEMA}.jobs (lane, status, id);
 CREATE INDEX IF NOT EXISTS jobs_status ON ${SCHEMA}.jobs (status, lease_until);
 CREATE INDEX IF NOT EXISTS jobs_installation ON ${SCHEMA}.jobs (installation_id, created_at);
@@ -52,4 +65,6 @@ CREATE TABLE IF NOT EXISTS ${SCHEMA}.kv (
   value bytea NOT NULL,
   updated_at bigint NOT NULL
 );
+-- When a job last read or wrote the entry: a job loads its tenant's most recently used entries first (see cacheFor).
+${addColumn('kv', 'used_at', 'bigint NOT NULL DEFAULT 0')}
 `;
