@@ -12,7 +12,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 TARGETS = os.path.join(HERE, "hang_targets")
 HARNESS = os.path.dirname(HERE)
 WALL_SECONDS = 20
-MOST_SECONDS_PER_HANG = 3.0
+# About 1.1 s a hang measured (12-13 s for 10 hangs on a busy 2-core machine); 6 s leaves room for a
+# slower machine and still tells hang detection (seconds) from the wall-clock limit (20 s a hang).
+MOST_SECONDS_PER_HANG = 6.0
 
 
 def run_server(max_points: int):

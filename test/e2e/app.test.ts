@@ -33,7 +33,21 @@ async function freePort(): Promise<number> {
   return port;
 }
 
+// A port from freePort() is free when asked, not when the App binds it (later, and again after the kill):
+// another process may take it in between. Then the App exits with EADDRINUSE; start it on a new port.
 async function startApp(): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    const outputBefore = output.length;
+    const started = await startAppOnce();
+    if (started) return;
+    const said = output.slice(outputBefore);
+    if (!/EADDRINUSE/.test(said) || attempt === 3) throw new Error(`the app exited before it answered /ping\n--- app output ---\n${said.slice(-4000)}`);
+    port = await freePort();
+  }
+}
+
+/** False when the app exited before answering /ping. */
+async function startAppOnce(): Promise<boolean> {
   const privateKey = generateKeyPairSync('rsa', { modulusLength: 2048, privateKeyEncoding: { type: 'pkcs1', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } }).privateKey;
   // `npm start` is `tsx src/adapters/probot/main.ts`; node --import tsx runs the same entry as one process, so a kill reaches it.
   app = execa(process.execPath, ['--import', 'tsx', 'src/adapters/probot/main.ts'], {
@@ -58,8 +72,15 @@ async function startApp(): Promise<void> {
       LOG_FORMAT: 'json',
     },
   });
-  app.all?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  await until(async () => (await fetch(`http://127.0.0.1:${port}/ping`).catch(() => undefined))?.ok === true, 30_000, 'the app to answer /ping');
+  const running = app;
+  let exited = false;
+  void running.then(() => (exited = true));
+  running.all?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  await until(async () => exited || (await fetch(`http://127.0.0.1:${port}/ping`, { signal: AbortSignal.timeout(2_000) }).catch(() => undefined))?.ok === true, 30_000, 'the app to answer /ping');
+  if (!exited) return true;
+  await running;
+  app = undefined;
+  return false;
 }
 
 async function stopApp(signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {

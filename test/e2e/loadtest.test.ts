@@ -10,7 +10,11 @@ import { startPostgres, type TestPostgres } from '../support/postgres.ts';
 // A 6 s lease: the killed worker's job is taken over in seconds, not the default 30 s, to keep CI short.
 // Still, one process posts about 10 reviews a minute (Octokit paces content-creating writes 3 s apart,
 // per process), so after the kill the last worker needs about a minute for its share.
-const small = { burst: 6, burstGapMs: 500, kill: true, harness: false, timeoutMs: 100_000, leaseSeconds: 6 } as const;
+// The wait for the reviews measured about 60 s (PostgreSQL) and 30 s (SQLite) on a busy 2-core CI
+// machine: 200 s leaves room for a slower one, and a passing run ends as soon as every review is in.
+const small = { burst: 6, burstGapMs: 500, kill: true, harness: false, timeoutMs: 200_000, leaseSeconds: 6 } as const;
+// Above the wait for the reviews: starting the processes, the bursts, draining the queue and stopping.
+const TEST_TIMEOUT_MS = small.timeoutMs + 100_000;
 let postgres: TestPostgres;
 
 beforeAll(async () => {
@@ -35,9 +39,9 @@ it('PostgreSQL: 30 deliveries, 1 web replica, 2 workers, one killed', async () =
   const result = await runLoadTest(options);
   expectHeld(result);
   expect(result.figures.deliveries).toBe(30);
-}, 150_000);
+}, TEST_TIMEOUT_MS);
 
 // One process posts about 10 reviews a minute (Octokit's pacing of content-creating writes), so SQLite gets 14 deliveries (5 pull requests).
 it('SQLite: 14 deliveries to one process, killed and started again', async () => {
   expectHeld(await runLoadTest({ ...small, pulls: 5, backend: 'sqlite', webs: 1, workers: 0, workerConcurrency: 2 }));
-}, 150_000);
+}, TEST_TIMEOUT_MS);

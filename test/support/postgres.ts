@@ -2,7 +2,7 @@
 // root, since initdb refuses root), pg_ctl start on a free port with its unix socket in that
 // folder, stopped and deleted by `stop()`. No PostgreSQL binaries: the test fails saying how to install them.
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -44,14 +44,28 @@ export async function startPostgres(): Promise<TestPostgres> {
     return execFileSync(command[0]!, command.slice(1), { stdio: 'pipe', encoding: 'utf8', timeout: 120_000 });
   };
   const data = path.join(dir, 'data');
-  const port = await freePort();
+  const log = path.join(dir, 'log');
+  let port = 0;
   try {
     run('initdb', ['-D', data, '-U', 'crashprobe', '--auth=trust', '-E', 'UTF8', '--no-sync']);
-    run('pg_ctl', ['-D', data, '-l', path.join(dir, 'log'), '-w', '-t', '60', '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200`, 'start']);
+    // The port is free when freePort() asks, not always when the server binds it a moment later
+    // (any process on the machine may bind it first): on "Address already in use", start again on another port.
+    for (let attempt = 1; ; attempt++) {
+      port = await freePort();
+      const logBefore = existsSync(log) ? readFileSync(log, 'utf8').length : 0;
+      try {
+        run('pg_ctl', ['-D', data, '-l', log, '-w', '-t', '60', '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200`, 'start']);
+        break;
+      } catch (error) {
+        const said = existsSync(log) ? readFileSync(log, 'utf8').slice(logBefore) : '';
+        if (attempt === 3 || !/Address already in use/.test(said)) throw error;
+      }
+    }
   } catch (error) {
     const e = error as { stderr?: string; message: string };
+    const said = existsSync(log) ? readFileSync(log, 'utf8').slice(-2000) : '';
     rmSync(dir, { recursive: true, force: true });
-    throw new Error(`PostgreSQL could not start for the tests: ${(e.stderr || e.message).trim()}`);
+    throw new Error(`PostgreSQL could not start for the tests: ${(e.stderr || e.message).trim()}${said ? `\n--- server log ---\n${said}` : ''}`);
   }
   const url = `postgres://crashprobe@127.0.0.1:${port}/postgres`;
   return {
