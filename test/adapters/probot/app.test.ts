@@ -21,6 +21,15 @@ const OPEN_THREAD_11 = {
   data: { repository: { pullRequest: { reviewThreads: { pageInfo: { hasNextPage: false, endCursor: null }, nodes: [{ id: 'T11', isResolved: false, comments: { nodes: [{ databaseId: 11 }] } }] } } } },
 };
 
+/**
+ * Polls `done` until it holds or `timeoutMs` passes (then the assertions after it say what is missing).
+ * Generous: a loaded 2-core CI machine took 1.0–2.8 s for what these tests wait on.
+ */
+async function waitFor(done: () => boolean, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!done() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+}
+
 function openedPayload() {
   return webhookExample('pull_request', 'opened');
 }
@@ -284,8 +293,8 @@ describe('crashprobe Probot app', () => {
     // A restarted app on another host sees the lease and waits; here the lease has run out.
     test.state.db.prepare('UPDATE jobs SET lease_until = 0').run();
     const restarted = await createTestApp(async (source) => reviewFor(source.headSha), { backend: test.backend, workers: 1 });
-    await restarted.app.pool.idle();
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // The restarted pool finds the job on one of its polls: waited for, not slept for.
+    await waitFor(() => test!.state.jobs()[0]?.status === 'done');
     await restarted.app.pool.idle();
     await restarted.app.stop();
 
@@ -356,10 +365,8 @@ describe('a GitHub outage, and process roles (issue 14)', () => {
       .patch(`${repo}/check-runs/980`, (body) => ((completion = body), true)).reply(200, { id: 980 });
 
     await test.probot.receive({ id: 'delivery-down', name: 'pull_request', payload } as never);
-    for (let i = 0; i < 50 && !scope.isDone(); i++) {
-      await test.app.pool.idle();
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    // The conclusion run comes on a later poll: waited for up to a deadline, not a count of polls (slow CI).
+    await waitFor(() => scope.isDone() && test!.state.jobs()[0]?.status === 'failed');
     await test.app.pool.idle();
 
     expect(scope.isDone()).toBe(true);
@@ -406,8 +413,7 @@ describe('a GitHub outage, and process roles (issue 14)', () => {
       .get('/app').reply(200, { id: 42, slug: 'crashprobe' })
       .patch(`${repo}/check-runs/960`, (body) => ((completion = body), true)).reply(200, { id: 960 });
     const worker = await createTestApp(async (source) => reviewFor(source.headSha), { role: 'worker', backend: test.backend });
-    const deadline = Date.now() + 5000;
-    while (test.state.jobs()[0]?.status !== 'failed' && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    await waitFor(() => test!.state.jobs()[0]?.status === 'failed');
     await worker.app.pool.idle();
     await worker.close();
     expect(worker.reviews).toHaveLength(0);
@@ -425,15 +431,14 @@ describe('a GitHub outage, and process roles (issue 14)', () => {
     test = await createTestApp(async (source) => reviewFor(source.headSha), { role: 'web' });
     expect(test.app.pool).toBeUndefined();
     await test.probot.receive({ id: 'delivery-web', name: 'pull_request', payload } as never);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await waitFor(() => test!.state.jobs().length > 0);
     expect(test.state.jobs()).toMatchObject([{ status: 'pending', deliveryId: 'delivery-web' }]);
 
     const scope = nockJobStart(pr);
     const worker = await createTestApp(async () => reviewFor(pr.head.sha), { role: 'worker', backend: test.backend });
     // A worker registers no webhook handler: a delivery sent to it queues nothing.
     await worker.probot.receive({ id: 'delivery-to-worker', name: 'pull_request', payload: { ...payload, number: 99 } } as never);
-    const deadline = Date.now() + 5000;
-    while (test.state.jobs()[0]?.status !== 'done' && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    await waitFor(() => test!.state.jobs()[0]?.status === 'done');
     await worker.app.pool.idle();
     await worker.close();
     expect(test.state.jobs()).toMatchObject([{ status: 'done', deliveryId: 'delivery-web' }]);

@@ -82,5 +82,6 @@ it('answers /readyz 503 while stopping, and when the database hangs', async () =
   const hanging = await serve(() => new Promise(() => {}));
   const started = Date.now();
   expect((await fetch(`${hanging}/readyz`)).status).toBe(503);
-  expect(Date.now() - started).toBeLessThan(5_000);
+  // The ping gives up after 2 s; a hung ping without that limit would never answer. Room for a loaded CI machine.
+  expect(Date.now() - started).toBeLessThan(15_000);
 });

@@ -36,7 +36,8 @@ it('serves the operability endpoints on its own port and stops promptly', async 
   expect((await fetch(`${base}/api/github/webhooks`, { method: 'POST', body: '{}' })).status).toBe(404);
   const started = Date.now();
   await worker.stop();
-  expect(Date.now() - started).toBeLessThan(5_000);
+  // Nothing runs, so nothing to wait for; the bound has room for a loaded CI machine, not for a hang.
+  expect(Date.now() - started).toBeLessThan(15_000);
 });
 
 it('`main.ts worker` exits 0 within seconds of SIGTERM; an unknown role exits 2 saying which roles exist', async () => {
@@ -55,7 +56,8 @@ it('`main.ts worker` exits 0 within seconds of SIGTERM; an unknown role exits 2 
   child.kill('SIGTERM');
   const result = await child;
   expect(result.exitCode, String(result.stderr)).toBe(0);
-  expect(Date.now() - signalled).toBeLessThan(7_000);
+  // Well below main.ts's forced exit (grace 30 s + 15 s), with room for a loaded CI machine's slow process exit.
+  expect(Date.now() - signalled).toBeLessThan(20_000);
 
   const wrong = await execa(process.execPath, ['--import', 'tsx', 'src/adapters/probot/main.ts', 'janitor'], { cwd: ROOT, env, extendEnv: false, reject: false });
   expect(wrong.exitCode).toBe(2);
