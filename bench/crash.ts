@@ -2,26 +2,47 @@
 // with a fresh interpreter per run, the whole campaign's wall time, and the per-run
 // overhead against the floor of a bare fork()+_exit loop on this machine; then hang detection
 // on the 405 s campaign's shape (a re-run that waits forever on a worker thread no process has).
+import { readFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
 import { runCampaign } from '../src/adapters/harness/campaign.ts';
 import { defaultConcurrency, prepareHarness } from '../src/adapters/harness/prepare.ts';
 import { referenceSolutions } from '../test/support/reference-solutions.ts';
 
-async function bareForkSecondsPerRun(python: string, n: number): Promise<number> {
+/** Wall seconds and CPU seconds (the loop's process and its children) per bare fork()+_exit. */
+async function bareForkPerRun(python: string, n: number): Promise<{ wall: number; cpu: number }> {
   const script = `
-import os, time
+import os, resource, time
 n = ${n}
-start = time.perf_counter()
+def cpu():
+    a, b = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return a.ru_utime + a.ru_stime + b.ru_utime + b.ru_stime
+start, start_cpu = time.perf_counter(), cpu()
 for _ in range(n):
     pid = os.fork()
     if pid == 0:
         os._exit(0)
     os.waitpid(pid, 0)
-print(time.perf_counter() - start)
+print(time.perf_counter() - start, cpu() - start_cpu)
 `;
   const { stdout } = await execa(python, ['-c', script]);
-  return Number(stdout.trim()) / n;
+  const [wall, cpu] = stdout.trim().split(/\s+/).map(Number);
+  return { wall: (wall ?? NaN) / n, cpu: (cpu ?? NaN) / n };
+}
+
+/**
+ * CPU seconds of every process this one has waited for, and theirs (the harness servers, their
+ * bubblewrap and every run they reaped): unlike wall time, barely moved by other work on a loaded
+ * machine. Linux only; clock ticks of 1/100 s, fine over a campaign of seconds.
+ */
+function reapedCpuSeconds(): number {
+  try {
+    const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1]?.split(' ') ?? [];
+    return (Number(fields[13]) + Number(fields[14])) / 100;
+  } catch {
+    return NaN;
+  }
 }
 
 export default async function bench(log: (line: string) => void): Promise<void> {
@@ -32,6 +53,7 @@ export default async function bench(log: (line: string) => void): Promise<void> 
 
   const fork = await runCampaign(all, { ...prepared.options, isolation: 'fork', concurrency: cores });
   const forkRate = fork.runs / fork.seconds;
+  // Runs are the processes started: a re-run from a state an earlier re-run started from is reused, not counted (harness/crashprobe/rerun_cache.py).
   log(`whole campaign, fork server: ${fork.seconds.toFixed(1)} s wall for ${fork.runs} runs (${forkRate.toFixed(0)} runs/s)`);
 
   // Spawn on a sample: a fresh interpreter per run is slow enough that the full suite would dominate the bench.
@@ -43,10 +65,18 @@ export default async function bench(log: (line: string) => void): Promise<void> 
   log(`same ${sample.length} solutions side by side: fork ${forkSampleRate.toFixed(0)} runs/s, spawn ${spawnRate.toFixed(0)} runs/s, ` +
     `ratio ${(forkSampleRate / spawnRate).toFixed(1)}x (aim: at least 10x)`);
 
-  const floor = await bareForkSecondsPerRun(prepared.options.python.executable, 2000);
+  const { wall: floor, cpu: floorCpu } = await bareForkPerRun(prepared.options.python.executable, 2000);
   const perRun = (forkSample.seconds * cores) / forkSample.runs;
   log(`per-run cost: fork server ${(perRun * 1000).toFixed(2)} ms (incl. state capture and judging) vs bare fork()+_exit ` +
     `${(floor * 1000).toFixed(2)} ms: ${(perRun / floor).toFixed(1)}x the floor`);
+  // The same in CPU time, which other work on a loaded machine barely moves. Without bubblewrap: the
+  // harness servers are then this process's children, so their CPU and their runs' comes back here.
+  const bare = await prepareHarness({ python: 'python3', sandbox: 'none', searchPath: ['/usr/bin', '/bin', '/usr/local/bin'] });
+  const cpuBefore = reapedCpuSeconds();
+  const cpuSample = await runCampaign(sample, { ...bare.options, isolation: 'fork', concurrency: cores });
+  const perRunCpu = (reapedCpuSeconds() - cpuBefore) / cpuSample.runs;
+  log(`per-run CPU (no sandbox): fork server ${(perRunCpu * 1000).toFixed(2)} ms (incl. server start, imports, capture, judging) vs bare ` +
+    `fork()+_exit ${(floorCpu * 1000).toFixed(2)} ms: ${(perRunCpu / floorCpu).toFixed(1)}x; load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
   log(`aim: whole campaign within 60 s on 2 cores: ${fork.seconds <= 60 ? 'met' : 'NOT met'} (${fork.seconds.toFixed(1)} s)`);
   log(`aims (issue 13): per run at most 3x the floor: ${perRun <= 3 * floor ? 'met' : 'NOT met'}; ` +
     `fork at least 10x spawn: ${forkSampleRate >= 10 * spawnRate ? 'met' : 'NOT met'}`);
