@@ -1,5 +1,7 @@
 // Every function and method of a module, nested ones included, named the
 // way a reviewer would: `Class.method`, `outer.inner`.
+import Parser from 'tree-sitter';
+import Python from 'tree-sitter-python';
 import type { PyFunction, PyModule, SyntaxNode } from './model.ts';
 import { rangeOf } from './source-range.ts';
 import { memoizePer } from './memo.ts';
@@ -7,9 +9,38 @@ import { memoizePer } from './memo.ts';
 /** In source order; cached per module, so every analysis shares the same PyFunction objects. */
 export const listFunctions: (module: PyModule) => PyFunction[] = memoizePer((module: PyModule) => {
   const functions: PyFunction[] = [];
-  collect(module.tree.rootNode, [], undefined, functions);
+  const root = module.tree.rootNode;
+  // A broken tree can hold a def where the walk below does not look (inside an ERROR node in an
+  // expression, say); the query would find it, so such trees keep the walk and its answer.
+  if (root.hasError) collect(root, [], undefined, functions);
+  else collectFromQuery(root, functions);
   return functions;
 });
+
+// The node binding charges a native call for every node a JS walk visits; the query finds the
+// definitions natively. In a tree without errors a def or class sits only in a block or under a
+// decorator, where the walk reaches every one, so both list the same functions in the same order.
+const DEFINITIONS_QUERY = '(function_definition) @fn (class_definition) @class';
+let definitionsQuery: Parser.Query | undefined;
+
+function collectFromQuery(root: SyntaxNode, out: PyFunction[]): void {
+  definitionsQuery ??= new Parser.Query(Python as Parser.Language, DEFINITIONS_QUERY);
+  // The definitions enclosing the current one, outermost first (captures come in document order).
+  const enclosing: { end: number; name: string; isClass: boolean }[] = [];
+  for (const { name: kind, node } of definitionsQuery.captures(root)) {
+    const start = node.startIndex;
+    while (enclosing.length > 0 && enclosing[enclosing.length - 1]!.end <= start) enclosing.pop();
+    const scope = enclosing.map((definition) => definition.name);
+    const innermost = enclosing[enclosing.length - 1];
+    if (kind === 'fn') {
+      const fn = describeFunction(node, scope, innermost?.isClass ? innermost.name : undefined);
+      out.push(fn);
+      enclosing.push({ end: node.endIndex, name: fn.name, isClass: false });
+    } else {
+      enclosing.push({ end: node.endIndex, name: node.childForFieldName('name')?.text ?? '?', isClass: true });
+    }
+  }
+}
 
 function collect(node: SyntaxNode, scope: string[], className: string | undefined, out: PyFunction[]): void {
   for (const child of node.namedChildren) {

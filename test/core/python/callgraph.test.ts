@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { buildRepoIndex, partnersOf, repoHelperResolver } from '../../../src/core/python/callgraph.ts';
+import { buildRepoIndex, partnersOf, repoHelperResolver, summarizeModule } from '../../../src/core/python/callgraph.ts';
 import { findEffects } from '../../../src/core/python/effects.ts';
 import { importBindings } from '../../../src/core/python/imports.ts';
 import { detectTxStyle } from '../../../src/core/python/tx-style.ts';
@@ -27,6 +27,16 @@ describe('imports', () => {
 });
 
 describe('buildRepoIndex', () => {
+  it('builds the same edges from summaries that release their calls, sharing equal targets and reasons', () => {
+    const summaries = modules.map((module) => summarizeModule(module));
+    const released = buildRepoIndex(summaries, { releaseCalls: true });
+    expect(JSON.stringify(released.edges)).toBe(JSON.stringify(index.edges));
+    expect(summaries.every((summary) => summary.calls.length === 0)).toBe(true);
+    const unresolved = released.edges.filter((edge) => edge.reason === 'method on a receiver of unknown type');
+    expect(unresolved.length).toBeGreaterThan(1);
+    expect(new Set(unresolved.map((edge) => edge.targets)).size).toBe(1);
+  });
+
   it('resolves calls through imports and names, says when it approximates, and why it cannot resolve', () => {
     const edges = index.edges
       .filter((edge) => edge.from.path === 'shop/orders.py' && edge.from.qualname === 'place')

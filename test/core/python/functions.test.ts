@@ -66,6 +66,66 @@ describe('listFunctions', () => {
   });
 });
 
+describe('listFunctions in every kind of block', () => {
+  // A tree without errors is listed by a query, a broken one by walking its blocks: both must name
+  // the same functions, in source order, with the class of the innermost enclosing definition.
+  const blocks = py`
+    class Outer:
+        if True:
+            def guarded(self):
+                pass
+        try:
+            def tried(self):
+                pass
+        except ImportError:
+            def fallback(self):
+                pass
+        finally:
+            pass
+
+    for item in []:
+        def looped():
+            pass
+    else:
+        def after_loop():
+            pass
+
+    while False:
+        @decorated
+        async def waited():
+            class Inner:
+                def method(self):
+                    def local():
+                        pass
+
+    with open("x") as f:
+        def inside_with():
+            pass
+
+    match command:
+        case "go":
+            def in_case():
+                pass
+  `;
+  const expected = [
+    ['Outer.guarded', 'Outer'], ['Outer.tried', 'Outer'], ['Outer.fallback', 'Outer'], ['looped', undefined],
+    ['after_loop', undefined], ['waited', undefined], ['waited.Inner.method', 'Inner'], ['waited.Inner.method.local', undefined],
+    ['inside_with', undefined], ['in_case', undefined],
+  ];
+
+  it('lists definitions in if, try, loops, with and match blocks of a tree without errors', () => {
+    const module = moduleOf(blocks);
+    expect(module.tree.rootNode.hasError).toBe(false);
+    expect(listFunctions(module).map((fn) => [fn.qualname, fn.className])).toEqual(expected);
+  });
+
+  it('lists the same definitions when a syntax error elsewhere breaks the tree', () => {
+    const module = moduleOf(`${blocks}\nbroken = (\n`);
+    expect(module.tree.rootNode.hasError).toBe(true);
+    expect(listFunctions(module).map((fn) => [fn.qualname, fn.className])).toEqual(expected);
+  });
+});
+
 describe('request keys', () => {
   it('finds a request id or idempotency key among the parameters, and nothing in a counter', async () => {
     const { requestKeyParam } = await import('../../../src/core/python/request-key.ts');
