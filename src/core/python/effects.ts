@@ -16,6 +16,10 @@ import { decoratorEffects } from './decorator-effects.ts';
 import { forwardedParts, mayBeForwarded } from './execute-forwarder.ts';
 import { rangeOf } from './source-range.ts';
 import { inBlockOrder, managedBlock, transactionManagerBlock } from './with-blocks.ts';
+import { callSkipsCommit } from './commit-arguments.ts';
+
+/** Moved to commit-arguments.ts; kept here for existing importers. */
+export { callSkipsCommit };
 
 export interface HelperTarget {
   fn: PyFunction;
@@ -59,8 +63,8 @@ export function findEffects(fn: PyFunction, module: PyModule, options: EffectOpt
     const inLoop = loopDepth > 0;
     const helper = resolveHelper(node, fn, module);
     if (helper && helper.fn.node.id !== fn.node.id) {
-      // `helper(..., commit=False)` / `delay_commit=True`: the call site asked the helper not to commit.
-      const noCommit = callSkipsCommit(node);
+      // `helper(..., commit=False)` / `delay_commit=True`, by keyword, position or default (commit-arguments.ts).
+      const noCommit = callSkipsCommit(node, helper.fn);
       const block = managedBlock(node, scope.withItems);
       for (const inner of helperEffects(helper, resolveHelper)) {
         if (noCommit && inner.kind === 'db-commit') continue;
@@ -132,22 +136,6 @@ function computeHelperEffects(helper: HelperTarget, resolveHelper: HelperResolve
   // `@with_conditional_transaction def _delete(...)`: what the decorator's wrapper runs around it.
   const wrapped = decoratorEffects(helper.fn, helper.module, directEffects);
   return wrapped.length === 0 ? ordered : [...ordered, ...wrapped];
-}
-
-const SKIP_WHEN_TRUE = /^(delay|defer|skip|no|without)_?commit$/i;
-const SKIP_WHEN_FALSE = /^(auto_?)?commit(_now)?$|^do_commit$/i;
-
-/**
- * True when the call passes an argument that turns the callee's commit off:
- * `commit=False`, `autocommit=False`, `delay_commit=True`, `no_commit=True`.
- * Judged at the call site, whether the helper is in this repository or not.
- */
-export function callSkipsCommit(call: SyntaxNode): boolean {
-  for (const [name, value] of callParts(call).keywords) {
-    if (SKIP_WHEN_TRUE.test(name) && value.text === 'True') return true;
-    if (SKIP_WHEN_FALSE.test(name) && value.text === 'False') return true;
-  }
-  return false;
 }
 
 const directCache = new WeakMap<PyFunction, readonly Effect[]>();

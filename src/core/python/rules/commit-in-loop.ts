@@ -2,6 +2,7 @@ import type { Effect, SyntaxNode } from '../model.ts';
 import { knownWrite, transactionFacts, within } from './facts.ts';
 import { defineRule } from './rule.ts';
 import { contains, enclosingLoop, statementOf } from './syntax.ts';
+import { loopsOverOneRow } from './single-row-loop.ts';
 
 const LEAVES_LOOP = new Set(['break_statement', 'return_statement', 'raise_statement']);
 
@@ -31,6 +32,8 @@ export const commitInLoop = defineRule({
           const loop = enclosingLoop(commit.node, fnNode);
           if (!loop || leavesLoopAfter(commit.node, loop)) continue;
           if (nestedManagerBlock(commit, loop, facts.opens)) continue;
+          // Over a LIMIT 1 query's rows, in no outer loop: at most one iteration, so no earlier ones for a crash to keep.
+          if (loopsOverOneRow(loop, context.effects) && !enclosingLoop(loop.parent ?? loop, fnNode)) continue;
           const body = loopBody(loop);
           const writesInLoop = writes.filter((write) => within(body, write));
           if (!writesInLoop.some(knownWrite)) continue;

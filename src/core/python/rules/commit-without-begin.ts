@@ -1,6 +1,7 @@
 import { describeWrites, driverOf, pendingWritesBefore, setsAutocommitFor, severalWrites, transactionFacts } from './facts.ts';
 import { defineRule } from './rule.ts';
 import { callParts } from '../body-walk.ts';
+import { onOwnDefaultModeConnection } from './default-mode-connection.ts';
 
 export const commitWithoutBegin = defineRule({
   meta: {
@@ -28,6 +29,8 @@ export const commitWithoutBegin = defineRule({
           if (!severalWrites(committed, fnNode)) continue;
           const connection = callParts(commit.node).receiver?.text;
           const autocommit = connection !== undefined && setsAutocommitFor(connection, facts, commit.node);
+          // The message's harm needs autocommit: not possible on a connection this module opened in the default mode and never switches.
+          if (!autocommit && onOwnDefaultModeConnection(context, commit)) continue;
           context.report({
             node: commit.node,
             messageId: autocommit ? 'commitInAutocommit' : 'commitWithoutBegin',

@@ -3,6 +3,8 @@ import { callParts } from '../body-walk.ts';
 import { recordedLater } from './facts.ts';
 import { defineRule } from './rule.ts';
 import { isTemporaryPath } from './syntax.ts';
+import { recordsOnlyInRecreatedFile } from './recreated-database.ts';
+import { deletesOnlyUnrecordedFiles } from './unrecorded-files.ts';
 
 export const fileDeletedBeforeRecord = defineRule({
   meta: {
@@ -21,8 +23,15 @@ export const fileDeletedBeforeRecord = defineRule({
   create(context) {
     return {
       'function:exit'() {
-        const deletesData = (effect: Effect): boolean => effect.kind === 'file-delete' && !deletesTemporary(effect.node) && !removesEmptyDirectory(effect.node);
+        const deletesData = (effect: Effect): boolean =>
+          effect.kind === 'file-delete' &&
+          !deletesTemporary(effect.node) &&
+          !removesEmptyDirectory(effect.node) &&
+          // Files no row the function read names: no record is left naming them.
+          !deletesOnlyUnrecordedFiles(effect, context.fn.node, context.effects);
         for (const { effect, record, data } of recordedLater(context, deletesData)) {
+          // The records go into a database opened on the deleted path afterwards: they live in the new file, naming nothing missing.
+          if (recordsOnlyInRecreatedFile(effect, context.effects)) continue;
           context.report({ node: effect.node, messageId: record.kind === 'write' ? 'deletedBeforeRecord' : 'deletedBeforeCommit', data });
         }
       },

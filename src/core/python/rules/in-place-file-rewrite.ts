@@ -4,6 +4,7 @@ import { defineRule } from './rule.ts';
 import { compactText, isTemporaryPath, mutuallyExclusive } from './syntax.ts';
 import { PATH_OPENERS, readsPath } from './file-reads.ts';
 import { rebuiltFromIntactSource } from './rebuilt-from-source.ts';
+import { targetKnownAbsent } from './absent-target-guard.ts';
 
 /** `module.open(...)`: not a Path's own open(). */
 const MODULE_OPEN = /^(os|io|codecs|builtins|gzip|bz2|lzma|tarfile|zipfile|dbm|shelve|webbrowser|tokenize)\./;
@@ -47,6 +48,8 @@ export const inPlaceFileRewrite = defineRule({
           // Written, then moved over its target: the temp-file pattern, whatever the name.
           if (moves.some((move) => move.node.startIndex > effect.node.startIndex && movedPaths(move.node).source === path)) continue;
           if (rebuiltFromIntactSource(target.path, effect, fnNode, context.effects)) continue;
+          // The function goes on only when the target is absent: the write creates a new file, no old contents to tear.
+          if (!target.rewound && targetKnownAbsent(target.path, effect, fnNode, context.effects)) continue;
           const data = { path: shorten(target.path.text), how: target.how, mode: target.mode };
           if (target.rewound) {
             context.report({ node: effect.node, messageId: 'rewrittenFromStart', data });

@@ -2,6 +2,7 @@ import { describeWrites, driverOf, setsAutocommitFor, severalWrites, transaction
 import { defineRule } from './rule.ts';
 import { callParts } from '../body-walk.ts';
 import { retriesOfOneAttempt } from './retried-attempts.ts';
+import { onOwnDefaultModeConnection } from './default-mode-connection.ts';
 
 export const writesRelyOnImplicitTransaction = defineRule({
   meta: {
@@ -31,6 +32,8 @@ export const writesRelyOnImplicitTransaction = defineRule({
         const first = writes[0]!;
         const connection = callParts(first.node).receiver?.text;
         const autocommit = connection !== undefined && setsAutocommitFor(connection, facts, first.node);
+        // The message's harm needs autocommit: not possible when every write runs on a connection this module opened in the default mode and never switches.
+        if (!autocommit && writes.every((write) => onOwnDefaultModeConnection(context, write))) return;
         context.report({
           node: first.node,
           messageId: autocommit ? 'autocommitWrites' : 'impliedTransaction',

@@ -1,5 +1,23 @@
 import { commitInLoop } from '../../../../src/core/python/rules/commit-in-loop.ts';
-import { testRule } from './rule-tester.ts';
+import { dedent, testRule } from './rule-tester.ts';
+
+const BUKU_TAGS = `
+class BukuDb:
+    def append_tag_at_index(self, index, tags_in, delay_commit=False):
+        self.cur.execute("UPDATE bookmarks SET tags = ? WHERE id = ?", (tags_in, index))
+        if not delay_commit:
+            self.conn.commit()
+
+    def add_rec(self, url, title_in=None, tags_in=None, desc=None, immutable=0, delay_commit=False, fetch=True):
+        self.cur.execute("INSERT INTO bookmarks(URL, metadata, tags) VALUES (?, ?, ?)", (url, title_in, tags_in))
+        if not delay_commit:
+            self.conn.commit()
+`;
+
+/** A method of buku's BukuDb (dedented to class level) added below the class's helpers. */
+function bukuMethod(method: string): string {
+  return BUKU_TAGS + dedent(method).split('\n').map((line) => (line ? `    ${line}` : line)).join('\n');
+}
 
 testRule(commitInLoop, {
   valid: [
@@ -134,6 +152,53 @@ testRule(commitInLoop, {
                     break
       `,
     },
+
+    {
+      name: 'buku set_tag: the helper is passed delay_commit=True positionally (third parameter), one commit after the loop',
+      code: bukuMethod(`
+        def set_tag(self, cmdstr, taglist):
+            for id in taglist:
+                self.append_tag_at_index(id, cmdstr, True)
+            self.conn.commit()
+      `),
+    },
+    {
+      name: 'buku load_firefox_database: add_rec(url, title, tags, None, 0, True, False), delay_commit sixth',
+      code: bukuMethod(`
+        def load_firefox_database(self, rows):
+            for url, title, tags in rows:
+                self.add_rec(url, title, tags, None, 0, True, False)
+      `),
+    },
+    {
+      name: 'a helper whose delay_commit defaults to True, not passed',
+      code: `
+        class Store:
+            def put(self, key, delay_commit=True):
+                self.conn.execute("INSERT INTO kv (key) VALUES (?)", (key,))
+                if not delay_commit:
+                    self.conn.commit()
+
+            def put_all(self, keys):
+                for key in keys:
+                    self.put(key)
+                self.conn.commit()
+      `,
+    },
+
+    {
+      name: 'buku compactdb: the loop runs over the rows of a LIMIT 1 query, so at most once',
+      code: `
+        class BukuDb:
+            def compactdb(self, index, max_id):
+                self.cur.execute('SELECT id, URL FROM bookmarks WHERE id = ? LIMIT 1', (max_id,))
+                results = self.cur.fetchall()
+                for row in results:
+                    self.cur.execute('DELETE FROM bookmarks WHERE id = ?', (row[0],))
+                    self.cur.execute('INSERT INTO bookmarks(id, URL) VALUES (?, ?)', (index, row[1]))
+                    self.conn.commit()
+      `,
+    },
   ],
   invalid: [
     {
@@ -251,6 +316,59 @@ testRule(commitInLoop, {
                 conn.commit()
       `,
       errors: [{ messageId: 'commitInLoop', line: 4 }],
+    },
+      {
+      name: 'the same helper passed delay_commit=False positionally: it commits per item',
+      code: bukuMethod(`
+        def set_tag(self, cmdstr, taglist):
+            for id in taglist:
+                self.append_tag_at_index(id, cmdstr, False)
+      `),
+      errors: [{ messageId: 'commitInLoop', line: 13 }],
+    },
+    {
+      name: 'delay_commit not passed: its default, False, commits per item',
+      code: bukuMethod(`
+        def set_tag(self, cmdstr, taglist):
+            for id in taglist:
+                self.append_tag_at_index(id, cmdstr)
+      `),
+      errors: [{ messageId: 'commitInLoop', line: 13 }],
+    },
+    {
+      name: 'buku load_chrome_database: add_rec(*item) is not resolved (what the tuple holds is not read), so it is taken to commit',
+      code: bukuMethod(`
+        def load_chrome_database(self, items):
+            for item in items:
+                self.add_rec(*item)
+      `),
+      errors: [{ messageId: 'commitInLoop', line: 13 }],
+    },
+      {
+      name: 'the same loop over LIMIT 10: up to ten iterations, each committed',
+      code: `
+        class BukuDb:
+            def compactdb(self, index, max_id):
+                self.cur.execute('SELECT id, URL FROM bookmarks WHERE id > ? LIMIT 10', (max_id,))
+                results = self.cur.fetchall()
+                for row in results:
+                    self.cur.execute('DELETE FROM bookmarks WHERE id = ?', (row[0],))
+                    self.cur.execute('INSERT INTO bookmarks(id, URL) VALUES (?, ?)', (index, row[1]))
+                    self.conn.commit()
+      `,
+      errors: [{ messageId: 'commitInLoop', line: 8 }],
+    },
+    {
+      name: 'a LIMIT 1 loop inside an outer loop still commits once per outer item',
+      code: `
+        def move_all(conn, ids):
+            for item in ids:
+                for row in conn.execute('SELECT id FROM staging WHERE id = ? LIMIT 1', (item,)).fetchall():
+                    conn.execute('UPDATE stats SET moved = moved + 1')
+                    conn.execute('INSERT INTO archive(id) VALUES (?)', (row[0],))
+                    conn.commit()
+      `,
+      errors: [{ messageId: 'commitInLoop', line: 6 }],
     },
   ],
 });

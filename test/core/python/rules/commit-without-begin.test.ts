@@ -2,6 +2,29 @@ import { commitWithoutBegin } from '../../../../src/core/python/rules/commit-wit
 import { testRule } from './rule-tester.ts';
 import { AUTOCOMMIT_THEN_BEGIN, refund } from './snippets.ts';
 
+/** buku's shape: BukuDb opens its one writable connection itself, in sqlite3's default mode (buku 4.7, lines 410, 493-513). */
+function bukuDb(opens = 'sqlite3.connect(dbfile, check_same_thread=False)', extra = ''): string {
+  return `
+import sqlite3
+
+class BukuDb:
+    def __init__(self, dbfile=None):
+        self.conn, self.cur = BukuDb.initdb(dbfile)
+
+    @staticmethod
+    def initdb(dbfile=None):
+        conn = ${opens}
+        cur = conn.cursor()
+        return (conn, cur)
+
+    def fixtags(self, rows):
+        for row in rows:
+            self.cur.execute("UPDATE bookmarks SET tags = ? WHERE id = ?", (row[1], row[0]))
+        self.cur.execute("DELETE FROM bookmarks WHERE tags = ''")
+        self.conn.commit()
+${extra}`;
+}
+
 testRule(commitWithoutBegin, {
   valid: [
     {
@@ -69,6 +92,46 @@ testRule(commitWithoutBegin, {
                 self.cx.commit()
       `,
     },
+
+    {
+      name: 'buku fixtags: the connection is the module\u2019s own, opened in the default mode, and nothing switches it (the autocommit harm cannot happen)',
+      code: bukuDb(),
+    },
+    {
+      name: 'buku update_rec: the commit is in a helper of the class, on the same connection',
+      code: bukuDb(undefined, `
+    def append_tag_at_index(self, index, tags_in, delay_commit=False):
+        self.cur.execute("UPDATE bookmarks SET tags = tags || ? WHERE id = ?", (tags_in, index))
+        if not delay_commit:
+            self.conn.commit()
+
+    def update_rec(self, index, tags_in, url):
+        self.cur.execute("UPDATE bookmarks SET URL = ? WHERE id = ?", (url, index))
+        self.append_tag_at_index(index, tags_in)
+`),
+    },
+    {
+      name: 'buku exportdb: a second database opened through the same class (outdb = BukuDb(dbfile=path))',
+      code: bukuDb(undefined, `
+    def exportdb(self, filepath, resultset):
+        outdb = BukuDb(dbfile=filepath)
+        for row in resultset:
+            outdb.cur.execute("INSERT INTO bookmarks(URL) VALUES (?)", (row[1],))
+        outdb.conn.commit()
+`),
+    },
+    {
+      name: 'a local connection opened in the default mode in the function itself',
+      code: `
+        import sqlite3
+
+        def place_order(path, order):
+            conn = sqlite3.connect(path)
+            conn.execute("INSERT INTO orders (id) VALUES (?)", (order,))
+            conn.execute("UPDATE stock SET qty = qty - 1 WHERE item = ?", (order,))
+            conn.commit()
+      `,
+    },
   ],
   invalid: [
     {
@@ -131,6 +194,61 @@ testRule(commitWithoutBegin, {
             conn.commit()
       `,
       errors: [{ messageId: 'commitInAutocommit', line: 5 }],
+    },
+      {
+      name: 'buku\u2019s shape, but the class receives its connection from a caller (its mode is the caller\u2019s)',
+      code: `
+        class BukuDb:
+            def __init__(self, conn):
+                self.conn = conn
+                self.cur = conn.cursor()
+
+            def fixtags(self, rows):
+                for row in rows:
+                    self.cur.execute("UPDATE bookmarks SET tags = ? WHERE id = ?", (row[1], row[0]))
+                self.conn.commit()
+      `,
+      errors: [{ messageId: 'commitWithoutBegin', line: 9 }],
+    },
+    {
+      name: 'buku\u2019s shape, but another method of the module sets isolation_level = None',
+      code: bukuDb(undefined, `
+    def bulk_mode(self):
+        self.conn.isolation_level = None
+`),
+      errors: [{ messageId: 'commitWithoutBegin', line: 17 }],
+    },
+    {
+      name: 'buku\u2019s shape, but the connection is opened with isolation_level=None',
+      code: bukuDb('sqlite3.connect(dbfile, isolation_level=None)'),
+      errors: [{ messageId: 'commitWithoutBegin', line: 17 }],
+    },
+    {
+      name: 'sqlitedict\u2019s shape: the module keeps an autocommit switch (self.autocommit = autocommit), so the harm is latent',
+      code: bukuDb(undefined, `
+    def configure(self, autocommit=False):
+        self.autocommit = autocommit
+`),
+      errors: [{ messageId: 'commitWithoutBegin', line: 17 }],
+    },
+    {
+      name: 'buku\u2019s shape, but code outside the class may put another connection in self.conn',
+      code: bukuDb(undefined, `
+
+def reuse(db, other):
+    db.conn = other
+`),
+      errors: [{ messageId: 'commitWithoutBegin', line: 17 }],
+    },
+      {
+      name: 'buku\u2019s shape, but isolation_level=None passed fourth positionally to connect',
+      code: bukuDb('sqlite3.connect(dbfile, 5.0, 0, None)'),
+      errors: [{ messageId: 'commitWithoutBegin', line: 17 }],
+    },
+    {
+      name: 'buku\u2019s shape, but connect takes **options, which may set isolation_level',
+      code: bukuDb('sqlite3.connect(dbfile, **options)'),
+      errors: [{ messageId: 'commitWithoutBegin', line: 17 }],
     },
   ],
 });

@@ -77,6 +77,59 @@ testRule(fileDeletedBeforeRecord, {
             self._con.execute('UPDATE Settings SET value = ? WHERE key = ?', (self.count, 'count'))
       `,
     },
+    {
+      name: 'buku exportdb: an old .db export removed, then the records written into a new database opened on that path',
+      code: `
+        def exportdb(self, filepath, resultset):
+            if os.path.exists(filepath):
+                os.remove(filepath)
+            outdb = BukuDb(dbfile=filepath)
+            for row in resultset:
+                outdb.cur.execute("INSERT INTO bookmarks(URL) VALUES (?)", (row[1],))
+            outdb.conn.commit()
+            outdb.close()
+      `,
+    },
+    {
+      name: 'the database file removed and rebuilt through sqlite3.connect on the same path',
+      code: `
+        def rebuild(path, rows):
+            os.remove(path)
+            conn = sqlite3.connect(path)
+            conn.execute("CREATE TABLE t (x)")
+            conn.executemany("INSERT INTO t VALUES (?)", rows)
+            conn.commit()
+      `,
+    },
+    {
+      name: 'diskcache Cache.check: removes the files no Cache row names (found - names read from the rows), then updates a count',
+      code: `
+        def check(self, fix=False):
+            filenames = set()
+            rows = self._con.execute('SELECT rowid, size, filename FROM Cache WHERE filename IS NOT NULL').fetchall()
+            for rowid, size, filename in rows:
+                full_path = op.join(self._directory, filename)
+                filenames.add(full_path)
+            for dirpath, _, files in os.walk(self._directory):
+                paths = [op.join(dirpath, filename) for filename in files]
+                error = set(paths) - filenames
+                for full_path in error:
+                    if fix:
+                        os.remove(full_path)
+            self._con.execute('UPDATE Settings SET value = ? WHERE key = ?', (self.count, 'count'))
+      `,
+    },
+    {
+      name: 'the known names taken by a comprehension over the query rows',
+      code: `
+        def sweep(conn, folder):
+            known = {row[0] for row in conn.execute("SELECT path FROM files")}
+            for path in set(list_files(folder)) - known:
+                os.remove(path)
+            conn.execute("UPDATE stats SET swept = swept + 1")
+            conn.commit()
+      `,
+    },
   ],
   invalid: [
     {
@@ -145,6 +198,100 @@ testRule(fileDeletedBeforeRecord, {
             conn.commit()
       `,
       errors: [{ messageId: 'deletedBeforeCommit', line: 3 }],
+    },
+    {
+      name: 'a new database on the deleted path, but the record also written through another connection',
+      code: `
+        def move_out(self, path, rows):
+            os.remove(path)
+            outdb = Store(path)
+            outdb.cur.executemany("INSERT INTO t VALUES (?)", rows)
+            outdb.conn.commit()
+            self.conn.execute("DELETE FROM files WHERE path = ?", (path,))
+            self.conn.commit()
+      `,
+      errors: [{ messageId: 'deletedBeforeRecord', line: 2 }],
+    },
+    {
+      name: 'the database opened on another path than the deleted one',
+      code: `
+        def archive(path, archive_path, rows):
+            os.remove(path)
+            conn = sqlite3.connect(archive_path)
+            conn.executemany("INSERT INTO t VALUES (?)", rows)
+            conn.commit()
+      `,
+      errors: [{ messageId: 'deletedBeforeRecord', line: 2 }],
+    },
+    {
+      name: 'the database opened before the deletion: its records outlive the removed file',
+      code: `
+        def drop(path, name):
+            conn = sqlite3.connect(path)
+            os.remove(path)
+            conn.execute("DELETE FROM files WHERE name = ?", (name,))
+            conn.commit()
+      `,
+      errors: [{ messageId: 'deletedBeforeRecord', line: 3 }],
+    },
+    {
+      name: 'the path name rebound between the deletion and the open',
+      code: `
+        def swap(path, other, rows):
+            os.remove(path)
+            path = other
+            conn = sqlite3.connect(path)
+            conn.executemany("INSERT INTO t VALUES (?)", rows)
+            conn.commit()
+      `,
+      errors: [{ messageId: 'deletedBeforeRecord', line: 2 }],
+    },
+    {
+      name: 'the known set is also filled from something else than the rows',
+      code: `
+        def sweep(conn, folder, keep):
+            known = set()
+            for (path,) in conn.execute("SELECT path FROM files"):
+                known.add(path)
+            known.add(keep)
+            for path in set(list_files(folder)) - known:
+                os.remove(path)
+            conn.execute("UPDATE stats SET swept = swept + 1")
+      `,
+      errors: [{ messageId: 'deletedBeforeRecord', line: 7 }],
+    },
+    {
+      name: 'the subtracted set does not come from the database: the files deleted may have records',
+      code: `
+        def sweep(conn, folder, keep):
+            for path in set(list_files(folder)) - keep:
+                os.remove(path)
+                conn.execute("DELETE FROM files WHERE path = ?", (path,))
+      `,
+      errors: [{ messageId: 'deletedBeforeRecord', line: 3 }],
+    },
+    {
+      name: 'the loop name rebound before the deletion',
+      code: `
+        def sweep(conn, folder):
+            known = {row[0] for row in conn.execute("SELECT path FROM files")}
+            for path in set(list_files(folder)) - known:
+                path = backing_file(path)
+                os.remove(path)
+                conn.execute("DELETE FROM files WHERE path = ?", (path,))
+      `,
+      errors: [{ messageId: 'deletedBeforeRecord', line: 5 }],
+    },
+    {
+      name: 'a set union, not a difference',
+      code: `
+        def sweep(conn, folder):
+            known = {row[0] for row in conn.execute("SELECT path FROM files")}
+            for path in set(list_files(folder)) | known:
+                os.remove(path)
+                conn.execute("DELETE FROM files WHERE path = ?", (path,))
+      `,
+      errors: [{ messageId: 'deletedBeforeRecord', line: 4 }],
     },
   ],
 });

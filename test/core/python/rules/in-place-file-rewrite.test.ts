@@ -127,6 +127,49 @@ testRule(inPlaceFileRewrite, {
             return mp3_path
       `,
     },
+    {
+      name: 'buku encrypt_file: exits unless the target is absent (existence bound to a name, if/elif/else), so the write creates a new file',
+      code: `
+        def encrypt_file(dbfile):
+            encfile = dbfile + '.enc'
+            db_exists = os.path.exists(dbfile)
+            enc_exists = os.path.exists(encfile)
+            if db_exists and not enc_exists:
+                pass
+            elif not db_exists:
+                sys.exit(1)
+            else:
+                sys.exit(1)
+            with open(dbfile, 'rb') as infp, open(encfile, 'wb') as outfp:
+                outfp.write(encrypt(infp.read()))
+            os.remove(dbfile)
+      `,
+    },
+    {
+      name: 'returns when the target exists (Path(T).exists()), then writes it inside a try',
+      code: `
+        def create(path, text):
+            if Path(path).exists():
+                return False
+            try:
+                with open(path, "w") as f:
+                    f.write(text)
+            except OSError:
+                return False
+            return True
+      `,
+    },
+    {
+      name: 'raises when os.path.isfile(T) and the write names T through the expression it was assigned',
+      code: `
+        def create(base, text):
+            if os.path.isfile(base + ".out"):
+                raise FileExistsError(base)
+            out = base + ".out"
+            with open(out, "w") as f:
+                f.write(text)
+      `,
+    },
   ],
   invalid: [
     {
@@ -248,6 +291,76 @@ testRule(inPlaceFileRewrite, {
             out.write_text(json.dumps(report))
       `,
       errors: [{ messageId: 'truncatesInPlace', line: 3 }],
+    },
+    {
+      name: 'an existence guard on another path: the target may exist',
+      code: `
+        def create(path, other, text):
+            if os.path.exists(other):
+                sys.exit(1)
+            with open(path, "w") as f:
+                f.write(text)
+      `,
+      errors: [{ messageId: 'truncatesInPlace', line: 4 }],
+    },
+    {
+      name: 'an existence guard that does not leave the function: only warns',
+      code: `
+        def create(path, text):
+            if os.path.exists(path):
+                print("overwriting", path)
+            with open(path, "w") as f:
+                f.write(text)
+      `,
+      errors: [{ messageId: 'truncatesInPlace', line: 4 }],
+    },
+    {
+      name: 'the target deleted after the absence guard: a crash mid-write loses the old file',
+      code: `
+        def create(path, backup, text):
+            if os.path.exists(path):
+                sys.exit(1)
+            os.rename(backup, path)
+            os.remove(path)
+            with open(path, "w") as f:
+                f.write(text)
+      `,
+      errors: [{ messageId: 'truncatesInPlace', line: 6 }],
+    },
+    {
+      name: 'the target name rebound after the absence guard',
+      code: `
+        def create(path, other, text):
+            if os.path.exists(path):
+                return
+            path = other
+            with open(path, "w") as f:
+                f.write(text)
+      `,
+      errors: [{ messageId: 'truncatesInPlace', line: 5 }],
+    },
+    {
+      name: 'only one arm leaves; the other goes on with the target present',
+      code: `
+        def create(path, force, text):
+            if os.path.exists(path) and not force:
+                return
+            with open(path, "w") as f:
+                f.write(text)
+      `,
+      errors: [{ messageId: 'truncatesInPlace', line: 4 }],
+    },
+    {
+      name: 'the guard sits in a branch the write does not: it does not run first on every path',
+      code: `
+        def create(path, check, text):
+            if check:
+                if os.path.exists(path):
+                    return
+            with open(path, "w") as f:
+                f.write(text)
+      `,
+      errors: [{ messageId: 'truncatesInPlace', line: 5 }],
     },
   ],
 });

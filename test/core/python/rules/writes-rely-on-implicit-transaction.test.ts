@@ -2,6 +2,27 @@ import { writesRelyOnImplicitTransaction } from '../../../../src/core/python/rul
 import { testRule } from './rule-tester.ts';
 import { AUTOCOMMIT_THEN_BEGIN, refund } from './snippets.ts';
 
+/** buku's load_firefox_database: add_rec passed delay_commit=True (sixth, positionally), so nothing here commits; the caller does. */
+function bukuImport(opens: string, extra = ''): string {
+  return `
+import sqlite3
+
+class BukuDb:
+    def __init__(self, dbfile=None):
+        self.conn = ${opens}
+        self.cur = self.conn.cursor()
+
+    def add_rec(self, url, title_in=None, tags_in=None, desc=None, immutable=0, delay_commit=False, fetch=True):
+        self.cur.execute("INSERT INTO bookmarks(URL, metadata, tags) VALUES (?, ?, ?)", (url, title_in, tags_in))
+        if not delay_commit:
+            self.conn.commit()
+
+    def load_firefox_database(self, rows):
+        for url, title, tags in rows:
+            self.add_rec(url, title, tags, None, 0, True, False)
+${extra}`;
+}
+
 testRule(writesRelyOnImplicitTransaction, {
   valid: [
     {
@@ -149,6 +170,11 @@ testRule(writesRelyOnImplicitTransaction, {
                         return data  # Otherwise another worker won, keep waiting.
       `,
     },
+
+    {
+      name: 'buku load_firefox_database: writes through the module\u2019s own default-mode connection, which nothing switches to autocommit',
+      code: bukuImport('sqlite3.connect(dbfile, check_same_thread=False)'),
+    },
   ],
   invalid: [
     {
@@ -245,6 +271,16 @@ testRule(writesRelyOnImplicitTransaction, {
                     return data
       `,
       errors: [{ messageId: 'impliedTransaction', line: 9 }],
+    },
+      {
+      name: 'buku\u2019s shape, but the connection is opened in autocommit (isolation_level=None)',
+      code: bukuImport('sqlite3.connect(dbfile, isolation_level=None)'),
+      errors: [{ messageId: 'impliedTransaction', line: 15 }],
+    },
+    {
+      name: 'buku\u2019s shape, but the connection comes from a module-level name the reader cannot follow',
+      code: bukuImport('SHARED_CONNECTION'),
+      errors: [{ messageId: 'impliedTransaction', line: 15 }],
     },
   ],
 });
