@@ -47,8 +47,9 @@ def _cpu_ticks(pid: int) -> Optional[int]:
 
 
 def _runnable(pid: int) -> bool:
-    """True when a thread of the process is running or waiting for a CPU (state R): not blocked,
-    only starved, e.g. a fork loop on a busy machine uses little CPU time of its own."""
+    """True when a thread of the process is running or waiting for a CPU (state R), or waiting on
+    the disk (state D, e.g. an fsync slowed by a busy disk): not blocked, only starved, e.g. a fork
+    loop on a busy machine uses little CPU time of its own. A hang waits on a lock or a pipe (S)."""
     try:
         tasks = os.listdir(f"/proc/{pid}/task")
     except OSError:
@@ -59,7 +60,7 @@ def _runnable(pid: int) -> bool:
                 stat = handle.read()
         except OSError:
             continue
-        if stat[stat.rindex(b")") + 2:stat.rindex(b")") + 3] == b"R":
+        if stat[stat.rindex(b")") + 2:stat.rindex(b")") + 3] in (b"R", b"D"):
             return True
     return False
 

@@ -83,7 +83,8 @@ def main() -> int:
 
     for position, scenario in enumerate(scenarios):
         campaign = Campaign(runner, os.path.join(work, f"s{position}"), root, limits,
-                            int(request.get("max_points", 40)), progress)
+                            int(request.get("max_points", 40)), progress,
+                            reuse_reruns=bool(request.get("reuse_reruns", True)))
         try:
             verdict = campaign.judge(scenario)
         except ScenarioError as exc:
