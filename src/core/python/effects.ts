@@ -18,9 +18,6 @@ import { rangeOf } from './source-range.ts';
 import { inBlockOrder, managedBlock, transactionManagerBlock } from './with-blocks.ts';
 import { callSkipsCommit } from './commit-arguments.ts';
 
-/** Moved to commit-arguments.ts; kept here for existing importers. */
-export { callSkipsCommit };
-
 export interface HelperTarget {
   fn: PyFunction;
   module: PyModule;

@@ -14,7 +14,7 @@
 import type { Effect, SyntaxNode } from '../model.ts';
 import { callParts } from '../body-walk.ts';
 import { localAssignmentBefore } from '../local-assignments.ts';
-import { ancestorsWithin, compactText } from './syntax.ts';
+import { ancestorsWithin, compactText, unparenthesized } from './syntax.ts';
 
 const EXISTENCE_FUNCTIONS = new Set(['os.path.exists', 'os.path.isfile', 'os.path.lexists']);
 const EXISTENCE_METHODS = new Set(['exists', 'is_file']);
@@ -76,7 +76,7 @@ function guaranteesAbsent(ifStatement: SyntaxNode, sameTarget: (path: SyntaxNode
 
 /** The condition is true only when T is absent: `not exists(T)`, or an `and` with such a part. */
 function assertsAbsent(condition: SyntaxNode, sameTarget: (path: SyntaxNode) => boolean): boolean {
-  const node = unwrap(condition);
+  const node = unparenthesized(condition);
   if (node.type === 'not_operator') {
     const argument = node.childForFieldName('argument');
     return argument !== null && testsPresence(argument, sameTarget);
@@ -89,7 +89,7 @@ function assertsAbsent(condition: SyntaxNode, sameTarget: (path: SyntaxNode) => 
 
 /** T's presence makes the condition true: `exists(T)`, or an `or` with it as a part. */
 function presenceImplies(condition: SyntaxNode, sameTarget: (path: SyntaxNode) => boolean): boolean {
-  const node = unwrap(condition);
+  const node = unparenthesized(condition);
   if (testsPresence(node, sameTarget)) return true;
   if (node.type === 'boolean_operator' && node.childForFieldName('operator')?.type === 'or') {
     return [node.childForFieldName('left'), node.childForFieldName('right')].some((side) => side !== null && presenceImplies(side, sameTarget));
@@ -103,11 +103,11 @@ function mentionsTest(condition: SyntaxNode, sameTarget: (path: SyntaxNode) => b
 
 /** `exists(T)` as written, or a name last assigned one before this use. */
 function testsPresence(expression: SyntaxNode, sameTarget: (path: SyntaxNode) => boolean): boolean {
-  let node = unwrap(expression);
+  let node = unparenthesized(expression);
   if (node.type === 'identifier') {
     const assigned = localAssignmentBefore(node);
     if (!assigned) return false;
-    node = unwrap(assigned);
+    node = unparenthesized(assigned);
   }
   const path = node.type === 'call' ? testedPath(node) : undefined;
   return path !== undefined && sameTarget(path);
@@ -118,7 +118,7 @@ function testedPath(call: SyntaxNode): SyntaxNode | undefined {
   const parts = callParts(call);
   if (EXISTENCE_FUNCTIONS.has(parts.callee)) return parts.positional[0];
   if (!EXISTENCE_METHODS.has(parts.method) || !parts.receiver || parts.positional.length > 0) return undefined;
-  const receiver = unwrap(parts.receiver);
+  const receiver = unparenthesized(parts.receiver);
   if (receiver.type === 'call' && /(^|\.)(Path|PurePath)$/.test(callParts(receiver).callee)) return callParts(receiver).positional[0];
   return receiver;
 }
@@ -147,10 +147,4 @@ function samePath(a: SyntaxNode, b: SyntaxNode): boolean {
   const bValue = b.type === 'identifier' ? localAssignmentBefore(b) : undefined;
   if (compactText(a) === compactText(b)) return aValue?.id === bValue?.id;
   return (aValue !== undefined && compactText(aValue) === compactText(b)) || (bValue !== undefined && compactText(bValue) === compactText(a));
-}
-
-function unwrap(node: SyntaxNode): SyntaxNode {
-  let current = node;
-  while (current.type === 'parenthesized_expression' && current.namedChildren[0]) current = current.namedChildren[0];
-  return current;
 }

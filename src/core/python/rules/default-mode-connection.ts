@@ -16,7 +16,7 @@ import { localTupleSource } from '../tuple-binding.ts';
 import { moduleFacts } from '../module-facts.ts';
 import { memoizePer } from '../memo.ts';
 import { driverOf } from './facts.ts';
-import { isOwnCode } from './syntax.ts';
+import { isOwnCode, unparenthesized } from './syntax.ts';
 
 /** A guard against cycles (a function returning its own call): how many steps a connection is followed through; buku needs 7. */
 const MAX_DEPTH = 12;
@@ -91,7 +91,7 @@ function ownDefaultConnection(expression: SyntaxNode, fn: PyFunction, module: Py
 /** A value bound to a connection name; `position` when it is unpacked from a tuple (`conn, cur = initdb()`). */
 function fromValue(value: SyntaxNode, position: number | undefined, fn: PyFunction, module: PyModule, depth: number): boolean {
   if (depth > MAX_DEPTH) return false;
-  if (value.type === 'parenthesized_expression' && value.namedChildren.length === 1) return fromValue(value.namedChildren[0]!, position, fn, module, depth);
+  value = unparenthesized(value);
   if (position !== undefined && (value.type === 'tuple' || value.type === 'expression_list')) {
     const element = value.namedChildren.filter((child) => child.type !== 'comment')[position];
     return element !== undefined && fromValue(element, undefined, fn, module, depth + 1);

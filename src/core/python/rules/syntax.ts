@@ -114,3 +114,10 @@ export function isTemporaryPath(path: SyntaxNode): boolean {
   const assigned = path.type === 'identifier' ? localAssignmentBefore(path) : undefined;
   return assigned !== undefined && LOOKS_TEMPORARY.test(assigned.text);
 }
+
+/** The expression inside any parentheses around it: `((x))` → `x`. */
+export function unparenthesized(node: SyntaxNode): SyntaxNode {
+  let current = node;
+  while (current.type === 'parenthesized_expression' && current.namedChildren[0]) current = current.namedChildren[0];
+  return current;
+}
