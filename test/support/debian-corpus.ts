@@ -12,6 +12,8 @@ export const DIST_PACKAGES = '/usr/lib/python3/dist-packages';
 export interface DebianPackage {
   name: string;
   version: string;
+  /** Every path the package installed (`dpkg -L`). */
+  files: string[];
   /** The package's files under dist-packages, relative to it (modules and package folders). */
   pythonFiles: string[];
   /** Where the Debian copyright (the license) of the package is. */
@@ -27,14 +29,15 @@ export function debianPackage(name: string): DebianPackage {
     throw new Error(`Debian package ${name} is not installed: run \`bash scripts/setup.sh\` (as root), which installs the corpus packages.`);
   }
   const [status, ver] = version.split('|');
-  if (!status?.includes('installed') || !ver) {
+  // `dpkg-query` also answers for a package removed or purged ("deinstall ok config-files", "unknown ok not-installed").
+  if (status !== 'install ok installed' || !ver) {
     throw new Error(`Debian package ${name} is not installed (dpkg says "${status}"): run \`bash scripts/setup.sh\` (as root).`);
   }
-  const listed = execFileSync('dpkg', ['-L', name], { encoding: 'utf8' }).split('\n');
-  const pythonFiles = listed
+  const files = execFileSync('dpkg', ['-L', name], { encoding: 'utf8' }).split('\n');
+  const pythonFiles = files
     .filter((f) => f.startsWith(`${DIST_PACKAGES}/`) && f.endsWith('.py'))
     .map((f) => path.relative(DIST_PACKAGES, f));
-  return { name, version: ver, pythonFiles, copyright: `/usr/share/doc/${name}/copyright` };
+  return { name, version: ver, files, pythonFiles, copyright: `/usr/share/doc/${name}/copyright` };
 }
 
 /** Checks that the installed version is the one the judgements were read against. */
@@ -56,7 +59,7 @@ export function expectVersion(pkg: DebianPackage, judgedVersion: string): void {
  * kept inside the package).
  */
 export function assembleProject(pkg: DebianPackage, extra: string[] = [], only?: string[], without: string[] = []): string {
-  const dir = mkdtempSync(path.join(tmpdir(), `crashprobe-corpus-${pkg.name}-`));
+  const dir = projectFolder(pkg);
   for (const rel of pkg.pythonFiles) {
     const top = rel.split('/')[0]!;
     if (only && !only.includes(top)) continue;
@@ -65,7 +68,6 @@ export function assembleProject(pkg: DebianPackage, extra: string[] = [], only?:
     mkdirSync(path.dirname(target), { recursive: true });
     cpSync(path.join(DIST_PACKAGES, rel), target);
   }
-  if (existsSync(pkg.copyright)) cpSync(pkg.copyright, path.join(dir, 'COPYRIGHT.debian'));
   for (const source of extra) {
     if (!statSync(source).isDirectory()) throw new Error(`assembleProject: ${source} is not a folder`);
     cpSync(source, dir, { recursive: true });
@@ -79,13 +81,18 @@ export function assembleProject(pkg: DebianPackage, extra: string[] = [], only?:
  * (e.g. 'buku.py'), so that the scan, which reads .py files, reads it as a module.
  */
 export function assembleScript(pkg: DebianPackage, installed: string, asName: string): string {
-  const listed = execFileSync('dpkg', ['-L', pkg.name], { encoding: 'utf8' }).split('\n');
-  if (!listed.includes(installed)) {
+  if (!pkg.files.includes(installed)) {
     throw new Error(`${installed} is not a file of Debian package ${pkg.name} (dpkg -L does not list it): check the script's path, or run \`bash scripts/setup.sh\`.`);
   }
   if (!asName.endsWith('.py') || asName.includes('/')) throw new Error(`assembleScript: give a plain file name ending .py, not ${asName}`);
-  const dir = mkdtempSync(path.join(tmpdir(), `crashprobe-corpus-${pkg.name}-`));
+  const dir = projectFolder(pkg);
   cpSync(installed, path.join(dir, asName));
+  return dir;
+}
+
+/** A new temporary folder for one of the package's projects, holding its Debian copyright. */
+function projectFolder(pkg: DebianPackage): string {
+  const dir = mkdtempSync(path.join(tmpdir(), `crashprobe-corpus-${pkg.name}-`));
   if (existsSync(pkg.copyright)) cpSync(pkg.copyright, path.join(dir, 'COPYRIGHT.debian'));
   return dir;
 }
