@@ -2,6 +2,8 @@ import type { Effect, SourceRange, SyntaxNode } from '../model.ts';
 import { callParts } from '../body-walk.ts';
 import { defineRule } from './rule.ts';
 import { contains } from './syntax.ts';
+import { resolveSameModuleHelper } from '../effects.ts';
+import { onlyRaises, type NeverReturnsScope } from './never-returns.ts';
 
 /** Handlers this broad catch the crash-like failures (a soft crash raises an ordinary error). */
 const BROAD_EXCEPTIONS = /^(Exception|BaseException|(sqlite3\.)?(Error|DatabaseError|OperationalError))$/;
@@ -24,6 +26,8 @@ export const rollbackSwallowed = defineRule({
       if (!catchesBroadly(node)) return;
       const undo = undoIn(node, context.effects);
       if (!undo || signalsFailure(node)) return;
+      // Rules see same-module helpers only (never-returns.ts says what that leaves out).
+      if (handlerOnlyRaises(node, { fn: context.fn, module: context.module, resolveHelper: resolveSameModuleHelper })) return;
       context.report({
         node,
         range: headerRange(node),
@@ -67,6 +71,12 @@ function signalsFailure(clause: SyntaxNode): boolean {
     const value = statement.namedChildren[0];
     return value !== undefined && value.type !== 'none';
   });
+}
+
+/** `except: rollback_and_reraise(sys.exc_info())`: every path of the handler ends in an exception, so nothing is hidden. */
+function handlerOnlyRaises(clause: SyntaxNode, scope: NeverReturnsScope): boolean {
+  const block = clause.namedChildren.find((child) => child.type === 'block');
+  return block !== undefined && onlyRaises(block, scope);
 }
 
 /** `except Exception as e:`, up to the colon: the body is not the finding. */
