@@ -61,7 +61,7 @@ export function findEffects(fn: PyFunction, module: PyModule, options: EffectOpt
     const helper = resolveHelper(node, fn, module);
     if (helper && helper.fn.node.id !== fn.node.id) {
       // `helper(..., commit=False)` / `delay_commit=True`, by keyword, position or default (commit-arguments.ts).
-      const noCommit = callSkipsCommit(node, helper.fn);
+      const noCommit = callSkipsCommit(node, helper.fn, { caller: fn, module, resolve: resolveHelper });
       const block = managedBlock(node, scope.withItems);
       for (const inner of helperEffects(helper, resolveHelper)) {
         if (noCommit && inner.kind === 'db-commit') continue;

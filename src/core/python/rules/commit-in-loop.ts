@@ -1,7 +1,8 @@
 import type { Effect, SyntaxNode } from '../model.ts';
 import { knownWrite, transactionFacts, within } from './facts.ts';
 import { defineRule } from './rule.ts';
-import { contains, enclosingLoop, statementOf } from './syntax.ts';
+import { compactText, contains, enclosingLoop, statementOf } from './syntax.ts';
+import { callParts } from '../body-walk.ts';
 import { loopsOverOneRow } from './single-row-loop.ts';
 
 const LEAVES_LOOP = new Set(['break_statement', 'return_statement', 'raise_statement']);
@@ -41,12 +42,41 @@ export const commitInLoop = defineRule({
           // re-run deletes what is left; nothing half done, nothing repeated.
           if (writesInLoop.some(knownWrite) && writesInLoop.every(deletesOnly)) continue;
           const resumable = rerunSkipsFinishedItems(loop, writesInLoop, context.effects);
+          // The question commitPerItemResumable asks, answered for one shape: each iteration begins a transaction,
+          // writes and commits on that one connection, and nothing in between can leave the iteration early or
+          // swallow an error. Each item then commits whole; a crash rolls back only the item in progress.
+          if (resumable && itemCommitsWhole(commit, body, writesInLoop, facts.opens, context.effects)) continue;
           context.report({ node: commit.node, messageId: resumable ? 'commitPerItemResumable' : 'commitInLoop' });
         }
       },
     };
   },
 });
+
+const LEAVES_ITERATION = ['continue_statement', 'break_statement', 'return_statement'];
+
+/**
+ * `BEGIN`, the loop's writes, then the commit: the BEGIN and the commit statements of the loop body itself,
+ * every write after the BEGIN and before the commit, all on one receiver as written, none in a helper, and no
+ * continue, break, return or try with a handler between the BEGIN and the commit.
+ */
+function itemCommitsWhole(commit: Effect, body: SyntaxNode, writesInLoop: readonly Effect[], opens: readonly Effect[], effects: readonly Effect[]): boolean {
+  const receiver = receiverText(commit);
+  if (receiver === undefined || commit.via || statementOf(commit.node).parent?.id !== body.id) return false;
+  const at = effects.indexOf(commit);
+  return opens.some((open) => {
+    const begun = effects.indexOf(open);
+    if (open.via || receiverText(open) !== receiver || statementOf(open.node).parent?.id !== body.id) return false;
+    const between = body.namedChildren.filter((statement) => statement.startIndex > open.node.endIndex && statement.endIndex < commit.node.startIndex);
+    const escapes = between.some((statement) => [statement, ...statement.descendantsOfType([...LEAVES_ITERATION, 'except_clause'])].some((node) => LEAVES_ITERATION.includes(node.type) || node.type === 'except_clause'));
+    return !escapes && writesInLoop.every((write) => !write.via && receiverText(write) === receiver && begun < effects.indexOf(write) && effects.indexOf(write) < at);
+  });
+}
+
+function receiverText(effect: Effect): string | undefined {
+  const receiver = callParts(effect.node).receiver;
+  return receiver ? compactText(receiver) : undefined;
+}
 
 /** A DELETE, or unresolved SQL whose rows are fetched (`sql(select, args).fetchall()`): a query, not a write. */
 function deletesOnly(write: Effect): boolean {

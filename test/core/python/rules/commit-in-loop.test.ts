@@ -14,6 +14,27 @@ class BukuDb:
             self.conn.commit()
 `;
 
+/** buku's BukuDb with its importers: what `for item in <generator>: self.add_rec(*item)` iterates. */
+function bukuImport(importer: string, method: string): string {
+  const indented = dedent(method).split('\n').map((line) => (line ? `    ${line}` : line)).join('\n');
+  return `${BUKU_TAGS}${indented}\n${dedent(importer)}`;
+}
+
+/** buku's importdb (2583-2667): the iterable assigned in branches, one importer each, after `items = []`. */
+const BUKU_IMPORTDB = `
+def importdb(self, filepath, newtag):
+    items = []
+    if filepath.endswith('.md'):
+        items = import_md(filepath=filepath, newtag=newtag)
+    elif filepath.endswith('json'):
+        items = import_firefox_json(filepath, newtag)
+    else:
+        items = import_html(filepath, newtag)
+    for item in items:
+        self.add_rec(*item)
+    self.conn.commit()
+`;
+
 /** A method of buku's BukuDb (dedented to class level) added below the class's helpers. */
 function bukuMethod(method: string): string {
   return BUKU_TAGS + dedent(method).split('\n').map((line) => (line ? `    ${line}` : line)).join('\n');
@@ -21,6 +42,18 @@ function bukuMethod(method: string): string {
 
 testRule(commitInLoop, {
   valid: [
+    {
+      name: 'resumable: each iteration begins, writes the item and its mark, and commits (the items commit whole)',
+      code: `
+        def process_pending(conn):
+            rows = conn.execute("SELECT id FROM jobs WHERE status = 'pending'").fetchall()
+            for (job_id,) in rows:
+                conn.execute("BEGIN")
+                conn.execute("INSERT INTO results (job_id) VALUES (?)", (job_id,))
+                conn.execute("UPDATE jobs SET status = 'done' WHERE id = ?", (job_id,))
+                conn.commit()
+      `,
+    },
     {
       name: 'one commit after the loop',
       code: `
@@ -171,6 +204,71 @@ testRule(commitInLoop, {
       `),
     },
     {
+      name: 'buku load_chrome_database: add_rec(*item), every item yielded by the recursive traverse_bm_folder as (url, name, tags, None, 0, True, False)',
+      code: bukuMethod(`
+        def traverse_bm_folder(self, sublist, folder_name):
+            for item in sublist:
+                if item['type'] == 'folder':
+                    for i in self.traverse_bm_folder(item['children'], folder_name + ',' + item['name']):
+                        yield i
+                elif item['type'] == 'url':
+                    yield (item['url'], item['name'], folder_name, None, 0, True, False)
+
+        def load_chrome_database(self, roots):
+            for entry in roots:
+                for item in self.traverse_bm_folder(roots[entry]['children'], roots[entry]['name']):
+                    self.add_rec(*item)
+      `),
+    },
+    {
+      name: 'buku importdb: items = [] then one importer per branch, each yielding delay_commit=True (one through a nested generator and yield from)',
+      code: bukuImport(
+        `
+        def import_md(filepath, newtag):
+            with open(filepath) as infp:
+                for line in infp:
+                    yield (line, None, newtag, None, 0, True, False)
+
+        def import_firefox_json(json, unique_tag=None):
+            def iterate_children(parent_folder, entry_list):
+                for bm_entry in entry_list:
+                    if bm_entry['typeCode'] == 1:
+                        yield (bm_entry['uri'], bm_entry['title'], unique_tag, None, 0, True, False)
+                    elif 'children' in bm_entry:
+                        yield from iterate_children(bm_entry['title'], bm_entry['children'])
+            if 'children' not in json:
+                return []
+            yield from iterate_children(None, json['children'])
+
+        def import_html(soup, newtag):
+            for tag in soup.findAll('a'):
+                yield (
+                    tag['href'], tag.string,
+                    newtag, None, 0, True, False
+                )
+      `,
+        BUKU_IMPORTDB,
+      ),
+    },
+    {
+      name: 'a tuple too short to reach delay_commit leaves it to its default, here True',
+      code: `
+        class Store:
+            def put(self, key, value=None, delay_commit=True):
+                self.conn.execute("INSERT INTO kv (key) VALUES (?)", (key,))
+                if not delay_commit:
+                    self.conn.commit()
+
+            def pairs(self, keys):
+                for key in keys:
+                    yield (key, 1)
+
+            def put_all(self, keys):
+                for pair in self.pairs(keys):
+                    self.put(*pair)
+      `,
+    },
+    {
       name: 'a helper whose delay_commit defaults to True, not passed',
       code: `
         class Store:
@@ -201,6 +299,93 @@ testRule(commitInLoop, {
     },
   ],
   invalid: [
+    {
+      name: "resumable on the module's own default-mode connection (buku 4.7 importdb, 2663-2667): which connection each write is on is not traced, so it still wants a look",
+      code: `
+        import sqlite3
+
+        class BukuDb:
+            def __init__(self, dbfile):
+                self.conn = sqlite3.connect(dbfile)
+                self.cur = self.conn.cursor()
+
+            def importdb(self, items):
+                for url, tags in items:
+                    if self.cur.execute("SELECT id FROM bookmarks WHERE URL = ? LIMIT 1", (url,)).fetchone() is None:
+                        self.cur.execute("INSERT INTO bookmarks (URL, tags) VALUES (?, ?)", (url, tags))
+                    else:
+                        self.cur.execute("UPDATE bookmarks SET tags = ? WHERE URL = ?", (tags, url))
+                        self.conn.commit()
+                self.conn.commit()
+      `,
+      errors: [{ messageId: 'commitPerItemResumable', line: 14 }],
+    },
+    {
+      name: 'BEGIN, write, a continue before the mark and the commit: the item is left pending with the next one',
+      code: `
+        def process_pending(conn):
+            rows = conn.execute("SELECT id FROM jobs WHERE status = 'pending'").fetchall()
+            for (job_id,) in rows:
+                conn.execute("BEGIN")
+                conn.execute("INSERT INTO results (job_id) VALUES (?)", (job_id,))
+                if job_id % 2:
+                    continue
+                conn.execute("UPDATE jobs SET status = 'done' WHERE id = ?", (job_id,))
+                conn.commit()
+      `,
+      errors: [{ messageId: 'commitPerItemResumable', line: 9 }],
+    },
+    {
+      name: 'BEGIN and commit on conn, the result written on another connection',
+      code: `
+        def process_pending(conn, other):
+            rows = conn.execute("SELECT id FROM jobs WHERE status = 'pending'").fetchall()
+            for (job_id,) in rows:
+                conn.execute("BEGIN")
+                other.execute("INSERT INTO results (job_id) VALUES (?)", (job_id,))
+                conn.execute("UPDATE jobs SET status = 'done' WHERE id = ?", (job_id,))
+                conn.commit()
+      `,
+      errors: [{ messageId: 'commitPerItemResumable', line: 7 }],
+    },
+    {
+      name: 'the writes in a try whose handler swallows a failed one, then the commit',
+      code: `
+        def process_pending(conn):
+            rows = conn.execute("SELECT id FROM jobs WHERE status = 'pending'").fetchall()
+            for (job_id,) in rows:
+                conn.execute("BEGIN")
+                try:
+                    conn.execute("INSERT INTO results (job_id) VALUES (?)", (job_id,))
+                except sqlite3.IntegrityError:
+                    pass
+                conn.execute("UPDATE jobs SET status = 'done' WHERE id = ?", (job_id,))
+                conn.commit()
+      `,
+      errors: [{ messageId: 'commitPerItemResumable', line: 10 }],
+    },
+    {
+      name: 'the buku shape, in a module that switches its connection to autocommit: the inserts before the commit are not held',
+      code: `
+        import sqlite3
+
+        class BukuDb:
+            def __init__(self, dbfile):
+                self.conn = sqlite3.connect(dbfile)
+                self.conn.isolation_level = None
+                self.cur = self.conn.cursor()
+
+            def importdb(self, items):
+                for url, tags in items:
+                    if self.cur.execute("SELECT id FROM bookmarks WHERE URL = ? LIMIT 1", (url,)).fetchone() is None:
+                        self.cur.execute("INSERT INTO bookmarks (URL, tags) VALUES (?, ?)", (url, tags))
+                    else:
+                        self.cur.execute("UPDATE bookmarks SET tags = ? WHERE URL = ?", (tags, url))
+                        self.conn.commit()
+                self.conn.commit()
+      `,
+      errors: [{ messageId: 'commitPerItemResumable', line: 15 }],
+    },
     {
       name: 'COMMIT as SQL in a while loop, table name from an f-string',
       code: `
@@ -273,14 +458,41 @@ testRule(commitInLoop, {
       errors: [{ messageId: 'commitInLoop', line: 7 }],
     },
     {
-      name: 'resumable: the loop iterates pending jobs and marks each done',
+      name: 'resumable, but the BEGIN runs only on some iterations',
+      code: `
+        def process_pending(conn, strict):
+            rows = conn.execute("SELECT id FROM jobs WHERE status = 'pending'").fetchall()
+            for (job_id,) in rows:
+                if strict:
+                    conn.execute("BEGIN")
+                conn.execute("INSERT INTO results (job_id) VALUES (?)", (job_id,))
+                conn.execute("UPDATE jobs SET status = 'done' WHERE id = ?", (job_id,))
+                conn.commit()
+      `,
+      errors: [{ messageId: 'commitPerItemResumable', line: 8 }],
+    },
+    {
+      name: 'resumable, but the mark is written after the commit: a crash between leaves the item done and unmarked',
       code: `
         def process_pending(conn):
             rows = conn.execute("SELECT id FROM jobs WHERE status = 'pending'").fetchall()
             for (job_id,) in rows:
                 conn.execute("BEGIN")
                 conn.execute("INSERT INTO results (job_id) VALUES (?)", (job_id,))
+                conn.commit()
                 conn.execute("UPDATE jobs SET status = 'done' WHERE id = ?", (job_id,))
+      `,
+      errors: [{ messageId: 'commitPerItemResumable', line: 6 }],
+    },
+    {
+      name: "resumable with the writes before the commit, on a caller's connection (its mode is unknown)",
+      code: `
+        def import_customers(conn, rows):
+            for email in rows:
+                if conn.execute("SELECT 1 FROM customers WHERE email = ?", (email,)).fetchone():
+                    continue
+                conn.execute("INSERT INTO customers (email) VALUES (?)", (email,))
+                conn.execute("UPDATE stats SET imported = imported + 1")
                 conn.commit()
       `,
       errors: [{ messageId: 'commitPerItemResumable', line: 7 }],
@@ -336,13 +548,126 @@ testRule(commitInLoop, {
       errors: [{ messageId: 'commitInLoop', line: 13 }],
     },
     {
-      name: 'buku load_chrome_database: add_rec(*item) is not resolved (what the tuple holds is not read), so it is taken to commit',
+      name: 'add_rec(*item) over items passed in as a parameter: what the tuples hold is not known, so it is taken to commit',
       code: bukuMethod(`
         def load_chrome_database(self, items):
             for item in items:
                 self.add_rec(*item)
       `),
       errors: [{ messageId: 'commitInLoop', line: 13 }],
+    },
+    {
+      name: 'near miss: the generator yields delay_commit=False in one branch',
+      code: bukuMethod(`
+        def traverse(self, sublist):
+            for item in sublist:
+                if item['type'] == 'separator':
+                    yield (item['url'], item['name'], None, None, 0, False, False)
+                else:
+                    yield (item['url'], item['name'], None, None, 0, True, False)
+
+        def load(self, sublist):
+            for item in self.traverse(sublist):
+                self.add_rec(*item)
+      `),
+      errors: [{ messageId: 'commitInLoop', line: 20 }],
+    },
+    {
+      name: 'near miss: one yield is not a tuple literal (a record built elsewhere)',
+      code: bukuMethod(`
+        def traverse(self, sublist):
+            for item in sublist:
+                if item['type'] == 'prepared':
+                    yield item['record']
+                else:
+                    yield (item['url'], item['name'], None, None, 0, True, False)
+
+        def load(self, sublist):
+            for item in self.traverse(sublist):
+                self.add_rec(*item)
+      `),
+      errors: [{ messageId: 'commitInLoop', line: 20 }],
+    },
+    {
+      name: 'near miss: the generator yields from an iterable it was given, not from a generator of the project',
+      code: bukuMethod(`
+        def traverse(self, sublist, extra):
+            for item in sublist:
+                yield (item['url'], item['name'], None, None, 0, True, False)
+            yield from extra
+
+        def load(self, sublist, extra):
+            for item in self.traverse(sublist, extra):
+                self.add_rec(*item)
+      `),
+      errors: [{ messageId: 'commitInLoop', line: 18 }],
+    },
+    {
+      name: 'near miss: importdb with one branch assigning a function that returns a list (not a generator: what it returns is not read)',
+      code: bukuImport(
+        `
+        def import_md(filepath, newtag):
+            for line in open(filepath):
+                yield (line, None, newtag, None, 0, True, False)
+
+        def import_firefox_json(json, unique_tag=None):
+            return [(entry['uri'], entry['title'], unique_tag, None, 0, False, False) for entry in json['children']]
+
+        def import_html(soup, newtag):
+            for tag in soup.findAll('a'):
+                yield (tag['href'], tag.string, newtag, None, 0, True, False)
+      `,
+        BUKU_IMPORTDB,
+      ),
+      errors: [{ messageId: 'commitInLoop', line: 20 }],
+    },
+    {
+      name: 'near miss: the list the loop iterates is also appended to, so not only the generator\'s items',
+      code: bukuImport(
+        `
+        def import_md(filepath, newtag):
+            for line in open(filepath):
+                yield (line, None, newtag, None, 0, True, False)
+      `,
+        `
+        def importdb(self, filepath, newtag, extra):
+            items = []
+            if filepath.endswith('.md'):
+                items = import_md(filepath=filepath, newtag=newtag)
+            else:
+                items.append(extra)
+            for item in items:
+                self.add_rec(*item)
+      `,
+      ),
+      errors: [{ messageId: 'commitInLoop', line: 18 }],
+    },
+    {
+      name: 'near miss: the loop variable is rebound in the body before the call',
+      code: bukuMethod(`
+        def traverse(self, sublist):
+            for item in sublist:
+                yield (item['url'], item['name'], None, None, 0, True, False)
+
+        def load(self, sublist, fix):
+            for item in self.traverse(sublist):
+                item = fix(item)
+                self.add_rec(*item)
+      `),
+      errors: [{ messageId: 'commitInLoop', line: 18 }],
+    },
+    {
+      name: 'near miss: a tuple too short to reach delay_commit, whose default is False',
+      code: bukuMethod(`
+        def traverse(self, sublist):
+            for item in sublist:
+                yield (item['url'], item['name'])
+
+        def load(self, sublist):
+            for item in self.traverse(sublist):
+                self.add_rec(*item)
+      `),
+      errors: [{ messageId: 'commitInLoop', line: 17 }],
     },
       {
       name: 'the same loop over LIMIT 10: up to ten iterations, each committed',
