@@ -1,8 +1,8 @@
 // A write whose target the function has first made sure does not exist: an earlier
 // `if` on os.path.exists(T) / os.path.isfile(T) / os.path.lexists(T) / Path(T).exists()
 // / T.exists() / T.is_file() (or a name bound to one) lets the function go on only
-// when T is absent; every arm that does not leave it (return, raise, sys.exit(),
-// exit(), quit(), os._exit()) has T absent. The write then creates a new file: a crash
+// when T is absent; every arm that does not refuse (raise, sys.exit(), exit(),
+// quit(), os._exit(); not return, see refuses) has T absent. The write then creates a new file: a crash
 // mid-write tears only that new file, and no old contents of T are lost. Nothing
 // may delete T (or call a helper that deletes files) between the test and the write.
 // buku's BukuCrypt.encrypt_file exits unless dbfile + '.enc' is absent before it
@@ -20,10 +20,21 @@ const EXISTENCE_FUNCTIONS = new Set(['os.path.exists', 'os.path.isfile', 'os.pat
 const EXISTENCE_METHODS = new Set(['exists', 'is_file']);
 const LEAVING_CALLS = new Set(['sys.exit', 'exit', 'quit', 'os._exit']);
 
-export function targetKnownAbsent(target: SyntaxNode, write: Effect, fnNode: SyntaxNode, effects: readonly Effect[]): boolean {
+/**
+ * `keptAside`, when given, accepts an arm that goes on with T present but has first
+ * copied or moved T's old contents to another name (kept-aside.ts): joblib's PrintTime
+ * copies its log to logfile + '.1' only `if os.path.exists(logfile)`.
+ */
+export function targetKnownAbsent(
+  target: SyntaxNode,
+  write: Effect,
+  fnNode: SyntaxNode,
+  effects: readonly Effect[],
+  keptAside?: (armBody: SyntaxNode) => boolean,
+): boolean {
   const sameTarget = (path: SyntaxNode): boolean => samePath(path, target);
   for (const guard of precedingIfStatements(write.node, fnNode)) {
-    if (!guaranteesAbsent(guard, sameTarget)) continue;
+    if (!guaranteesAbsent(guard, sameTarget, keptAside)) continue;
     const deletedBetween = effects.some(
       (effect) =>
         effect.kind === 'file-delete' &&
@@ -38,18 +49,23 @@ export function targetKnownAbsent(target: SyntaxNode, write: Effect, fnNode: Syn
 
 /** `if` statements that run before `node` on every path: earlier siblings of `node`'s enclosing statements. */
 function precedingIfStatements(node: SyntaxNode, fnNode: SyntaxNode): SyntaxNode[] {
+  return precedingStatements(node, fnNode).filter((statement) => statement.type === 'if_statement');
+}
+
+/** Statements that run before `node` on every path that reaches it: earlier siblings of `node`'s enclosing statements. */
+export function precedingStatements(node: SyntaxNode, fnNode: SyntaxNode): SyntaxNode[] {
   const found: SyntaxNode[] = [];
   for (const ancestor of [node, ...ancestorsWithin(node, fnNode)]) {
     if (ancestor.parent?.type !== 'block') continue;
     for (let sibling = ancestor.previousNamedSibling; sibling; sibling = sibling.previousNamedSibling) {
-      if (sibling.type === 'if_statement') found.push(sibling);
+      found.push(sibling);
     }
   }
   return found;
 }
 
 /** True when every way past the `if` (an arm that does not leave, or no arm taken) has the tested path absent. */
-function guaranteesAbsent(ifStatement: SyntaxNode, sameTarget: (path: SyntaxNode) => boolean): boolean {
+function guaranteesAbsent(ifStatement: SyntaxNode, sameTarget: (path: SyntaxNode) => boolean, keptAside?: (armBody: SyntaxNode) => boolean): boolean {
   const arms: { condition: SyntaxNode; body: SyntaxNode }[] = [];
   let elseBody: SyntaxNode | undefined;
   const first = ifStatement.childForFieldName('condition');
@@ -67,10 +83,10 @@ function guaranteesAbsent(ifStatement: SyntaxNode, sameTarget: (path: SyntaxNode
   let absentAfterFalse = false;
   for (const { condition, body } of arms) {
     tested ||= mentionsTest(condition, sameTarget);
-    if (!leaves(body) && !absentAfterFalse && !assertsAbsent(condition, sameTarget)) return false;
+    if (!refuses(body) && !absentAfterFalse && !assertsAbsent(condition, sameTarget) && !keptAside?.(body)) return false;
     absentAfterFalse ||= presenceImplies(condition, sameTarget);
   }
-  if ((!elseBody || !leaves(elseBody)) && !absentAfterFalse) return false;
+  if ((!elseBody || !refuses(elseBody)) && !absentAfterFalse) return false;
   return tested;
 }
 
@@ -123,11 +139,15 @@ function testedPath(call: SyntaxNode): SyntaxNode | undefined {
   return receiver;
 }
 
-/** The block's last statement returns, raises or ends the process. */
-function leaves(block: SyntaxNode): boolean {
+/**
+ * The block's last statement raises or ends the process. Not a `return`: after a crash mid-write the
+ * torn new file is present, and a guard that returns would keep it silently on the re-run as if it were
+ * whole (a don't-overwrite upload); one that raises or exits refuses and says so.
+ */
+function refuses(block: SyntaxNode): boolean {
   const last = block.namedChildren.filter((child) => child.type !== 'comment').at(-1);
   if (!last) return false;
-  if (last.type === 'return_statement' || last.type === 'raise_statement') return true;
+  if (last.type === 'raise_statement') return true;
   const expression = last.type === 'expression_statement' ? last.namedChildren[0] : undefined;
   return expression?.type === 'call' && LEAVING_CALLS.has(callParts(expression).callee);
 }
@@ -142,7 +162,7 @@ function deletes(node: SyntaxNode, sameTarget: (path: SyntaxNode) => boolean): b
  * The same path: the same text and, for a name, the same last assignment (not rebound
  * between the two uses); or a name and the expression it was last assigned.
  */
-function samePath(a: SyntaxNode, b: SyntaxNode): boolean {
+export function samePath(a: SyntaxNode, b: SyntaxNode): boolean {
   const aValue = a.type === 'identifier' ? localAssignmentBefore(a) : undefined;
   const bValue = b.type === 'identifier' ? localAssignmentBefore(b) : undefined;
   if (compactText(a) === compactText(b)) return aValue?.id === bValue?.id;

@@ -23,7 +23,7 @@ export function exclusiveGuards(a: SyntaxNode, b: SyntaxNode, fnNode: SyntaxNode
  * Only a parameter is trusted to keep its value: a global could be changed by any call
  * between the two tests, a parameter only by the function itself (checked by rebinds).
  */
-function parameterNames(fnNode: SyntaxNode): Set<string> {
+export function parameterNames(fnNode: SyntaxNode): Set<string> {
   const names = new Set<string>();
   for (const param of fnNode.childForFieldName('parameters')?.namedChildren ?? []) {
     const name = param.type === 'identifier' ? param : (param.childForFieldName('name') ?? param.namedChildren.find((c) => c.type === 'identifier'));
@@ -77,7 +77,7 @@ function rebinds(fnNode: SyntaxNode, name: string): boolean {
   return body.descendantsOfType('identifier').some((identifier) => identifier.text === name && binds(identifier));
 }
 
-function binds(identifier: SyntaxNode): boolean {
+export function binds(identifier: SyntaxNode): boolean {
   let node = identifier;
   while (node.parent && PATTERN_PARENTS.has(node.parent.type)) node = node.parent;
   const parent = node.parent;

@@ -1,10 +1,14 @@
 import type { Effect, SyntaxNode } from '../model.ts';
 import { callParts, walkFunctionBody } from '../body-walk.ts';
 import { defineRule } from './rule.ts';
-import { compactText, isTemporaryPath, mutuallyExclusive } from './syntax.ts';
+import { compactText, isTemporaryPath, mutuallyExclusive, shortText } from './syntax.ts';
 import { PATH_OPENERS, readsPath } from './file-reads.ts';
 import { rebuiltFromIntactSource } from './rebuilt-from-source.ts';
+import { exportOfDatabaseReads } from './database-export.ts';
 import { targetKnownAbsent } from './absent-target-guard.ts';
+import { isStreamDescriptor } from './stream-descriptor.ts';
+import { keptAsideBefore } from './kept-aside.ts';
+import { writesIntoFreshDirectory } from './fresh-directory.ts';
 
 /** `module.open(...)`: not a Path's own open(). */
 const MODULE_OPEN = /^(os|io|codecs|builtins|gzip|bz2|lzma|tarfile|zipfile|dbm|shelve|webbrowser|tokenize)\./;
@@ -18,12 +22,15 @@ export const inPlaceFileRewrite = defineRule({
     messages: {
       rewritesReadFile:
         '{{path}} is read and then rewritten in place ({{how}}): a crash mid-write leaves it empty or torn, and the old contents are lost',
+      rewritesReadFileKeptAside:
+        '{{path}} is read and then rewritten in place ({{how}}) after its old contents were put aside as {{aside}} (line {{asideLine}}): a crash mid-write leaves it missing, empty or torn for the next read, the old contents only under the other name',
       updatedInPlace: '{{path}} is opened \'{{mode}}\' and changed in place: a crash mid-write leaves it part old, part new',
       truncatesInPlace: '{{path}} is truncated and written in place ({{how}}): a crash mid-write leaves it empty or torn',
       rewrittenFromStart:
         '{{path}} is rewritten from its start through a file kept open (seek(0), then write()): a crash mid-write leaves it part new, part old or cut short',
+      // Not "no file at all": the new contents are still under the rename's source.
       removedBeforeRename:
-        '{{path}} is removed before the new file is renamed over it (line {{renameLine}}): a crash between them leaves no file at all',
+        '{{path}} is removed before {{source}} is renamed over it (line {{renameLine}}): a crash between them leaves {{path}} missing, its new contents only under {{source}}',
     },
     messageSeverity: { truncatesInPlace: 'info' },
     hint: 'Write to a temp file in the same directory, flush and fsync it, then os.replace() it over the target.',
@@ -34,7 +41,11 @@ export const inPlaceFileRewrite = defineRule({
       const removed = callParts(removal.node).positional[0] ?? callParts(removal.node).receiver;
       const rename = removed && moves.find((move) => move.node.startIndex > removal.node.startIndex && movedPaths(move.node).target === compactText(removed));
       if (!removed || !rename || mutuallyExclusive(removal.node, rename.node, fnNode)) return;
-      context.report({ node: removal.node, messageId: 'removedBeforeRename', data: { path: shorten(removed.text), renameLine: rename.range.startLine } });
+      context.report({
+        node: removal.node,
+        messageId: 'removedBeforeRename',
+        data: { path: shortText(removed.text), source: shortText(movedSource(rename.node)?.text ?? 'the new file'), renameLine: rename.range.startLine },
+      });
     };
     return {
       'function:exit'() {
@@ -44,21 +55,33 @@ export const inPlaceFileRewrite = defineRule({
           if (effect.kind !== 'file-write' || effect.via) continue;
           const target = writeTarget(effect);
           if (!target || isTemporaryPath(target.path) || closedAtOnce(effect.node)) continue;
+          // A pipe's or a socket's descriptor: no file to truncate, nothing persists.
+          if (isStreamDescriptor(target.path)) continue;
           const path = compactText(target.path);
           // Written, then moved over its target: the temp-file pattern, whatever the name.
           if (moves.some((move) => move.node.startIndex > effect.node.startIndex && movedPaths(move.node).source === path)) continue;
           if (rebuiltFromIntactSource(target.path, effect, fnNode, context.effects)) continue;
+          if (exportOfDatabaseReads(effect, context)) continue;
           // The function goes on only when the target is absent: the write creates a new file, no old contents to tear.
           if (!target.rewound && targetKnownAbsent(target.path, effect, fnNode, context.effects)) continue;
-          const data = { path: shorten(target.path.text), how: target.how, mode: target.mode };
+          if (!target.rewound && writesIntoFreshDirectory(target.path, effect, fnNode, context.effects)) continue;
+          // The old contents copied or moved to another name first: a crash tears T, but they survive there (kept-aside.ts).
+          const kept = target.rewound ? undefined : keptAsideBefore(target.path, effect, fnNode, context.effects);
+          const data = { path: shortText(target.path.text), how: target.how, mode: target.mode };
           if (target.rewound) {
             context.report({ node: effect.node, messageId: 'rewrittenFromStart', data });
           } else if (target.mode.includes('+') && !target.mode.includes('w')) {
             // 'r+' is also how a file is opened to lock it: only a write through it changes anything.
             if (writesThrough(effect.node, fnNode)) context.report({ node: effect.node, messageId: 'updatedInPlace', data });
           } else if (readsPath(fnNode, new Set([path]))) {
-            context.report({ node: effect.node, messageId: 'rewritesReadFile', data });
-          } else {
+            // Read back by this function: a backup nobody reads back does not spare the next read the torn file.
+            if (kept) {
+              const keptData = { ...data, aside: shortText(kept.aside.text), asideLine: kept.copy.range.startLine };
+              context.report({ node: effect.node, messageId: 'rewritesReadFileKeptAside', data: keptData });
+            } else {
+              context.report({ node: effect.node, messageId: 'rewritesReadFile', data });
+            }
+          } else if (!kept) {
             context.report({ node: effect.node, messageId: 'truncatesInPlace', data });
           }
         }
@@ -93,6 +116,12 @@ function writeTarget(effect: Effect): WriteTarget | undefined {
   return path ? { path, mode, how: `open(..., '${mode}')` } : undefined;
 }
 
+/** The node a rename or move takes its file from: `src` of `os.rename(src, dst)` or `src.rename(dst)`. */
+function movedSource(node: SyntaxNode): SyntaxNode | undefined {
+  const call = callParts(node);
+  return call.callee.startsWith('os.') || call.callee.startsWith('shutil.') ? call.positional[0] : call.receiver;
+}
+
 /** Source and target of `os.replace(src, dst)`, `os.rename`, `shutil.move` or `src.replace(dst)`, as compact text. */
 function movedPaths(node: SyntaxNode): { source?: string; target?: string } {
   const call = callParts(node);
@@ -102,15 +131,33 @@ function movedPaths(node: SyntaxNode): { source?: string; target?: string } {
   return { source: source && compactText(source), target: target && compactText(target) };
 }
 
-function shorten(text: string): string {
-  const flat = text.replace(/\s+/g, ' ');
-  return flat.length > 40 ? `${flat.slice(0, 37)}...` : flat;
-}
-
 /** `open(path, 'w+').close()` (beets' config_edit): creates or empties the file and writes nothing that a crash could tear. */
 function closedAtOnce(openCall: SyntaxNode): boolean {
   const attribute = openCall.parent;
-  return attribute?.type === 'attribute' && attribute.childForFieldName('attribute')?.text === 'close' && attribute.parent?.type === 'call';
+  if (attribute?.type === 'attribute' && attribute.childForFieldName('attribute')?.text === 'close' && attribute.parent?.type === 'call') return true;
+  return emptyWithBlock(openCall);
+}
+
+/**
+ * `with open(path, 'w'): pass` (keyrings.alt's `_ensure_file_path`) or `with open(path, 'w') as h: h.write('')`
+ * (configobj's `create_empty`): the block writes nothing, so an empty file is all the open means to leave.
+ */
+function emptyWithBlock(openCall: SyntaxNode): boolean {
+  const item = openCall.parent?.type === 'as_pattern' ? openCall.parent.parent : openCall.parent;
+  const statement = item?.type === 'with_item' ? item.parent?.parent : undefined;
+  if (statement?.type !== 'with_statement' || statement.descendantsOfType('with_item').length !== 1) return false;
+  const handle = openCall.parent?.type === 'as_pattern' ? openCall.parent.childForFieldName('alias') : null;
+  const body = statement.childForFieldName('body')?.namedChildren.filter((child) => child.type !== 'comment') ?? [];
+  return body.length > 0 && body.every((child) => child.type === 'pass_statement' || (handle !== null && writesEmptyString(child, compactText(handle))));
+}
+
+/** `handle.write('')` or `handle.write(b"")` as a statement of its own. */
+function writesEmptyString(statement: SyntaxNode, handle: string): boolean {
+  const expression = statement.type === 'expression_statement' ? statement.namedChildren[0] : undefined;
+  if (expression?.type !== 'call') return false;
+  const call = callParts(expression);
+  const [argument] = call.positional;
+  return call.method === 'write' && call.receiver !== undefined && compactText(call.receiver) === handle && call.positional.length === 1 && argument?.type === 'string' && /^[bBrRuU]*(''|"")$/.test(argument.text);
 }
 
 const WRITE_METHODS = new Set(['write', 'writelines', 'truncate']);

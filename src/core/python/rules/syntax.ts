@@ -121,3 +121,9 @@ export function unparenthesized(node: SyntaxNode): SyntaxNode {
   while (current.type === 'parenthesized_expression' && current.namedChildren[0]) current = current.namedChildren[0];
   return current;
 }
+
+/** A path or expression for a message: whitespace flattened, cut to 40 characters. */
+export function shortText(text: string): string {
+  const flat = text.replace(/\s+/g, ' ');
+  return flat.length > 40 ? `${flat.slice(0, 37)}...` : flat;
+}

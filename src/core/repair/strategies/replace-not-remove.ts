@@ -46,7 +46,7 @@ export const replaceNotRemove: RepairStrategy = {
       }
       return {
         source: applyEdits(source, edits),
-        summary: `os.replace() swaps the new file in over the old one in one step, so the old file is no longer removed first (a crash in between left no file at all)${handle ? '; the temporary file is fsynced before the swap' : ''}`,
+        summary: `os.replace() swaps the new file in over the old one in one step, so the old file is no longer removed first (a crash in between left the target missing, its new contents only under the name they were renamed from)${handle ? '; the temporary file is fsynced before the swap' : ''}`,
       };
     }
     return undefined;

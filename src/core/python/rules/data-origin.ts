@@ -1,0 +1,183 @@
+// Where a value in a function comes from, followed through its local names
+// (name-bindings.ts) and the calls made on them: out of database reads the
+// effects model sees ('database'), only constants ('constant'), or something
+// else as well, a parameter, an attribute of self, a global, an exception
+// ('other'). One 'other' part makes the whole 'other'.
+//
+// A database read is a db-read effect's call (`cur.execute(SELECT)`, or a
+// same-module helper whose own effects read, like buku's `self.get_rec_all()`),
+// `cur.fetchall()`/`fetchone()`/`fetchmany()` and `for row in cur` on a
+// receiver that ran such a read in the function. Reads on a ":memory:"
+// connection are not among the rules' effects (memory-db.ts): rows that die
+// with the process are no source a torn file could be rebuilt from.
+//
+// A parameter is 'other' even when the function also fills it from a read
+// (buku's exportdb: a caller's search result in `resultset`, else every row):
+// the caller's value may be anything. A module's function is 'other' too
+// (`urlopen(u).read()`, `sys.stdin`), but for a few that only transform their
+// arguments (PURE_CALLS). Partial: a method called on self (`self.render(rows)`) counts by its arguments only; ORM
+// queries count only where the effects model sees a read, which it does not for
+// SQLObject's `select()`.
+import type { Effect, PyModule, SyntaxNode } from '../model.ts';
+import { callParts } from '../body-walk.ts';
+import { importBindings } from '../imports.ts';
+import { nameBindings, type NameBindings } from './name-bindings.ts';
+import { compactText } from './syntax.ts';
+
+export type Origin = 'database' | 'constant' | 'other';
+
+const FETCHES = new Set(['fetchall', 'fetchone', 'fetchmany']);
+
+/** Builtins a written value may be computed with; they hold no data of their own. */
+const BUILTINS = new Set([
+  'str', 'bytes', 'int', 'float', 'bool', 'repr', 'len', 'dict', 'list', 'tuple', 'set', 'frozenset', 'sorted', 'reversed',
+  'enumerate', 'zip', 'map', 'filter', 'sum', 'min', 'max', 'abs', 'round', 'format', 'chr', 'ord', 'hex', 'range', 'print',
+  'iter', 'next', 'any', 'all', 'isinstance', 'bytearray',
+]);
+
+const CONSTANT_NAME = /^[A-Z_][A-Z0-9_]*$/;
+
+const MAX_DEPTH = 200;
+
+/** Functions of other modules that only transform their arguments: what they return is made of them. */
+const PURE_CALLS = new Set(['json.dumps', 'dumps', 'pickle.dumps', 'base64.b64encode', 'html.escape', 'escape', 'textwrap.dedent', 'textwrap.indent']);
+
+/** `a` of `a.b.c` or of `a.b.c(...)`'s function; undefined when the chain starts with a call or subscript. */
+function rootName(node: SyntaxNode): string | undefined {
+  let current: SyntaxNode | null = node;
+  while (current?.type === 'attribute') current = current.childForFieldName('object');
+  return current?.type === 'identifier' ? current.text : undefined;
+}
+
+const LITERALS = new Set([
+  'integer', 'float', 'true', 'false', 'none', 'ellipsis', 'string_start', 'string_content', 'string_end', 'escape_sequence',
+  'type_conversion', 'format_specifier', 'comment',
+]);
+
+/** Nodes whose value is made of their named children's values. */
+const COMPOSITES = new Set([
+  'string', 'concatenated_string', 'interpolation', 'binary_operator', 'boolean_operator', 'comparison_operator', 'not_operator',
+  'unary_operator', 'list', 'tuple', 'set', 'dictionary', 'pair', 'parenthesized_expression', 'expression_list', 'list_splat',
+  'dictionary_splat', 'slice', 'list_comprehension', 'set_comprehension', 'dictionary_comprehension',
+  'generator_expression', 'for_in_clause', 'assignment',
+]);
+
+export interface OriginScope {
+  fnNode: SyntaxNode;
+  module: PyModule;
+  effects: readonly Effect[];
+  /** The method's own object (`self`, `cls`): a method called on it counts by its arguments. */
+  selfName?: string;
+}
+
+export function combine(origins: Iterable<Origin>): Origin {
+  let result: Origin = 'constant';
+  for (const origin of origins) {
+    if (origin === 'other') return 'other';
+    if (origin === 'database') result = 'database';
+  }
+  return result;
+}
+
+/** A reusable judge of one function's values: names are judged once each. */
+export function originJudge(scope: OriginScope): (node: SyntaxNode) => Origin {
+  const bindings = nameBindings(scope.fnNode);
+  const reads = scope.effects.filter((effect) => effect.kind === 'db-read');
+  const ownReads = new Set(reads.filter((effect) => !effect.via).map((effect) => effect.node.id));
+  const helperReads = new Set(reads.filter((effect) => effect.via).map((effect) => effect.node.id));
+  const readReceivers = new Set(
+    scope.effects
+      .filter((effect) => effect.kind === 'db-read' && !effect.via)
+      .flatMap((effect) => {
+        const receiver = callParts(effect.node).receiver;
+        return receiver ? [compactText(receiver)] : [];
+      }),
+  );
+  const imported = new Set(importBindings(scope.module).map((binding) => binding.localName));
+  const names = new Map<string, Origin>();
+
+  const ofName = (name: string): Origin => {
+    const known = names.get(name);
+    if (known) return known;
+    // A name's value built from itself (`text += row.url`): the cycle adds nothing new.
+    names.set(name, 'constant');
+    const origin = nameOrigin(name, bindings, imported, readReceivers, judge);
+    names.set(name, origin);
+    return origin;
+  };
+
+  const ofCall = (node: SyntaxNode): Origin => {
+    // An execute's arguments are the query and its filters; a helper's may be data it hands back (`merge(rows, self.pending)`).
+    if (ownReads.has(node.id)) return 'database';
+    const call = callParts(node);
+    if (helperReads.has(node.id)) return combine(['database', ...(call.argumentList?.namedChildren ?? []).map(judge)]);
+    if (FETCHES.has(call.method) && call.receiver && readReceivers.has(compactText(call.receiver))) return 'database';
+    const fn = node.childForFieldName('function');
+    // Another module's function may hand back anything from outside (a file, the network, stdin), unless it only transforms.
+    const root = fn ? rootName(fn) : undefined;
+    if (root !== undefined && imported.has(root) && !PURE_CALLS.has(call.callee) && !PURE_CALLS.has(fn?.text ?? '')) return 'other';
+    // The function called is not data (`convert(rows)`, `json.dumps`), but the object a method is called on is (`rows.to_csv()`).
+    const object = fn?.type === 'attribute' ? fn.childForFieldName('object') : null;
+    const calledOn = object && !(object.type === 'identifier' && object.text === scope.selfName) ? [judge(object)] : [];
+    return combine([...calledOn, ...(call.argumentList?.namedChildren ?? []).map(judge)]);
+  };
+
+  // Generated code can chain thousands of terms (`a + 'x' + 'x' ...`): past MAX_DEPTH a value is not followed.
+  let depth = 0;
+  function judge(node: SyntaxNode): Origin {
+    if (depth >= MAX_DEPTH) return 'other';
+    depth++;
+    try {
+      return judgeAt(node);
+    } finally {
+      depth--;
+    }
+  }
+  function judgeAt(node: SyntaxNode): Origin {
+    switch (node.type) {
+      case 'call':
+        return ofCall(node);
+      case 'identifier':
+        return ofName(node.text);
+      case 'attribute': {
+        // A module's attribute (`sys.stdin`, `os.environ`) is outside data; only its constants are not.
+        const root = rootName(node);
+        if (root !== undefined && imported.has(root)) return CONSTANT_NAME.test(node.childForFieldName('attribute')?.text ?? '') ? 'constant' : 'other';
+        return judge(node.childForFieldName('object')!);
+      }
+      case 'subscript':
+        return combine([judge(node.childForFieldName('value')!), ...node.childrenForFieldName('subscript').map(judge)]);
+      case 'conditional_expression':
+        // `a if test else b`: the test chooses, it is not written.
+        return combine([node.namedChildren[0], node.namedChildren[2]].filter((child) => child !== undefined).map(judge));
+      case 'keyword_argument':
+        return judge(node.childForFieldName('value')!);
+      case 'if_clause':
+        return 'constant';
+      default:
+        if (COMPOSITES.has(node.type)) return combine(node.namedChildren.map(judge));
+        return LITERALS.has(node.type) ? 'constant' : 'other';
+    }
+  }
+  return judge;
+}
+
+function nameOrigin(
+  name: string,
+  bindings: NameBindings,
+  imported: ReadonlySet<string>,
+  readReceivers: ReadonlySet<string>,
+  judge: (node: SyntaxNode) => Origin,
+): Origin {
+  if (bindings.opaque.has(name)) return 'other';
+  const values = bindings.values.get(name) ?? [];
+  const isParam = bindings.params.has(name);
+  if (values.length === 0 && !isParam) {
+    return bindings.imported.has(name) || imported.has(name) || BUILTINS.has(name) || CONSTANT_NAME.test(name) ? 'constant' : 'other';
+  }
+  // `for row in cur` over a cursor that ran a read: its rows.
+  const origin = combine(values.map((value) => (readReceivers.has(compactText(value)) ? 'database' : judge(value))));
+  // A caller's value may be anything, whatever the function fills the name with on other paths.
+  if (isParam) return 'other';
+  return origin;
+}

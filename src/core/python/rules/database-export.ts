@@ -1,0 +1,56 @@
+// An export: a file truncated and written with data that comes only from
+// database reads of the function (data-origin.ts), by a function that changes
+// no database on the way to the write or after it. A crash mid-write tears a
+// copy derived from rows that are still in the database, so running the export
+// again rebuilds it and nothing is lost. buku's BukuDb.exportdb writes
+// convert_bookmark_set(resultset) where resultset = self.get_rec_all() (a
+// SELECT); its INSERTs and commit into a .db export sit in a branch that
+// returns before the text export is opened.
+//
+// Partial: what a same-module helper that reads returns is taken to be what it
+// read, with whatever its arguments carry (one level, as the effects model
+// follows helpers). A function that only writes a value it was given (buku's
+// write_string_to_file(content, filepath)) stays reported: only its callers
+// show where the value comes from, and this looks at one function.
+import type { Effect, SyntaxNode } from '../model.ts';
+import type { RuleContext } from './rule.ts';
+import { ancestorsWithin, contains, mutuallyExclusive } from './syntax.ts';
+import { originJudge, combine } from './data-origin.ts';
+import { writtenData } from './written-data.ts';
+
+const DATABASE_CHANGES = new Set<Effect['kind']>(['db-write', 'db-ddl', 'db-script', 'db-commit']);
+/** Moving or removing files after the write may be retiring the source the export was read from. */
+const FILE_MOVES = new Set<Effect['kind']>(['file-delete', 'file-rename', 'file-replace']);
+
+export function exportOfDatabaseReads(write: Effect, context: Pick<RuleContext, 'fn' | 'module' | 'effects'>): boolean {
+  const fnNode = context.fn.node;
+  const truncates = write.mode?.includes('w') || /\.write_(text|bytes)$/.test(write.call);
+  if (!truncates) return false;
+  const changes = context.effects.filter(
+    (effect) => DATABASE_CHANGES.has(effect.kind) || (FILE_MOVES.has(effect.kind) && effect.node.startIndex > write.node.startIndex),
+  );
+  if (changes.some((change) => !mutuallyExclusive(change.node, write.node, fnNode) && !returnsBefore(change.node, write.node, fnNode))) return false;
+  const data = writtenData(write, fnNode, context.module);
+  if (!data || data.length === 0) return false;
+  const judge = originJudge({ fnNode, module: context.module, effects: context.effects, ...selfOf(context.fn) });
+  return combine(data.map(judge)) === 'database';
+}
+
+/**
+ * `change` sits in a block that ends in return or raise, wholly before `write`: every pass
+ * through it leaves the function first. Not inside a try, whose handler could go on to the write.
+ */
+function returnsBefore(change: SyntaxNode, write: SyntaxNode, fnNode: SyntaxNode): boolean {
+  const ancestors = ancestorsWithin(change, fnNode);
+  return ancestors.some((block, index) => {
+    if (block.type !== 'block' || contains(block, write) || block.endIndex > write.startIndex) return false;
+    const last = block.namedChildren.filter((child) => child.type !== 'comment').at(-1);
+    const leaves = last?.type === 'return_statement' || last?.type === 'raise_statement';
+    return leaves && !ancestors.slice(index + 1).some((outer) => outer.type === 'try_statement');
+  });
+}
+
+function selfOf(fn: RuleContext['fn']): { selfName?: string } {
+  const first = fn.params[0];
+  return fn.className && first ? { selfName: first } : {};
+}
