@@ -1,4 +1,5 @@
-import { describeWrites, driverOf, pendingWritesBefore, setsAutocommitFor, severalWrites, transactionFacts } from './facts.ts';
+import { describeWrites, driverOf, pendingWritesBefore, repeats, rerunSafeDdl, setsAutocommitFor, severalWrites, transactionFacts } from './facts.ts';
+import type { Effect } from '../model.ts';
 import { defineRule } from './rule.ts';
 import { callParts } from '../body-walk.ts';
 import { onOwnDefaultModeConnection } from './default-mode-connection.ts';
@@ -26,7 +27,7 @@ export const commitWithoutBegin = defineRule({
         if (facts.opens.length > 0) return;
         for (const commit of facts.commits) {
           const committed = pendingWritesBefore(context, context.effects.indexOf(commit));
-          if (!severalWrites(committed, fnNode)) continue;
+          if (!severalWrites(committed, fnNode) || onlyRerunSafeDdl(committed) || oneRepeatedDelete(committed)) continue;
           const connection = callParts(commit.node).receiver?.text;
           const autocommit = connection !== undefined && setsAutocommitFor(connection, facts, commit.node);
           // The message's harm needs autocommit: not possible on a connection this module opened in the default mode and never switches.
@@ -42,3 +43,23 @@ export const commitWithoutBegin = defineRule({
     };
   },
 });
+
+/**
+ * `CREATE ... IF NOT EXISTS` and the like, and nothing else: a crash between them leaves some made, and the
+ * re-run makes the rest whatever the mode (sqlite3 opens no implicit transaction for DDL, so its default
+ * mode would not hold them together either).
+ */
+function onlyRerunSafeDdl(writes: readonly Effect[]): boolean {
+  return writes.every((write) => write.kind === 'db-ddl' && write.sql?.text !== undefined && rerunSafeDdl(write.sql.text));
+}
+
+/**
+ * One DELETE statement run again and again (requests-cache's `bulk_delete`, a chunk of keys per run):
+ * a crash between runs leaves some of the rows gone from that one table, and the re-run deletes the
+ * rest. Nothing half done across tables, nothing applied twice; several statements keep the finding.
+ */
+function oneRepeatedDelete(writes: readonly Effect[]): boolean {
+  const [write] = writes;
+  return writes.length === 1 && write !== undefined && repeats(write) && write.sql?.kind === 'write' && /^\s*delete\b/i.test(write.sql.text ?? '');
+}
+

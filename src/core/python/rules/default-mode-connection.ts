@@ -3,9 +3,12 @@
 // `autocommit`, in a module that assigns neither attribute anywhere (buku: `self.conn, self.cur =
 // BukuDb.initdb(...)`, whose `conn = sqlite3.connect(dbfile, check_same_thread=False)`). There the
 // implicit transaction holds the writes together up to the commit, so the autocommit harm that
-// commit-without-begin and writes-rely-on-implicit-transaction describe cannot happen. Anything not
-// traced to such a connect call (a parameter, another module, a global, a value the reader cannot
-// follow) is not provable, and the rules keep speaking.
+// commit-without-begin and writes-rely-on-implicit-transaction describe cannot happen. Also followed:
+// `with value as name:`, an item of a dict attribute the class alone fills (`self._dbs[ident]`), and an
+// instance of a same-module wrapper class whose called method runs on such a connection (coverage's
+// `with self._connect() as con: con.execute(...)`, SqliteDb.execute running on `self.con`). Anything not
+// traced (a parameter, another module, a global, a value the reader cannot follow) is not provable,
+// and the rules keep speaking.
 import type { Effect, PyFunction, PyModule, SyntaxNode } from '../model.ts';
 import type { RuleContext } from './rule.ts';
 import { callParts, type CallParts } from '../body-walk.ts';
@@ -13,6 +16,8 @@ import { directEffects } from '../effects.ts';
 import { classQualname, functionsByQualname, resolveLocalCall } from '../local-resolve.ts';
 import { localAssignmentBefore } from '../local-assignments.ts';
 import { localTupleSource } from '../tuple-binding.ts';
+import { withAliasBefore } from '../with-aliases.ts';
+import { attributeAssignments, type AttributeAssignment } from '../attribute-assignments.ts';
 import { moduleFacts } from '../module-facts.ts';
 import { memoizePer } from '../memo.ts';
 import { driverOf } from './facts.ts';
@@ -26,8 +31,13 @@ export function onOwnDefaultModeConnection(context: Pick<RuleContext, 'module' |
   const { module, fn } = context;
   if (driverOf(module, fn).kind !== 'sqlite3' || mayChangeMode(module)) return false;
   const site = effectSite(effect, fn, module);
-  const receiver = site ? callParts(site.node).receiver : undefined;
-  return site !== undefined && receiver !== undefined && ownDefaultConnection(receiver, site.fn, module, 0);
+  if (!site) return false;
+  const parts = callParts(site.node);
+  if (!parts.receiver) return false;
+  // In a helper, a receiver that is the helper's parameter is the argument this function's call passes.
+  const argument = site.fn !== fn ? argumentFor(parts.receiver, site.fn, effect.node, module) : undefined;
+  const traced = argument ? trace(argument, fn, module, 0) : trace(parts.receiver, site.fn, module, 0);
+  return runsOnOwnDefault(traced, parts.method, module, 1);
 }
 
 /** Where the call is written: here, or in a helper of this module (its `via`). */
@@ -47,7 +57,7 @@ function effectSite(effect: Effect, fn: PyFunction, module: PyModule): { node: S
 const mayChangeMode = memoizePer((module: PyModule): boolean => {
   if (/setattr\s*\([^)]*['"](isolation_level|autocommit)['"]/.test(module.source)) return true;
   for (const scope of moduleFacts(module).scopes.values()) {
-    if (scope.modeAssignments.length > 0) return true;
+    if (scope.modeAssignments.some((assignment) => !keepsTransactions(assignment.childForFieldName('right')))) return true;
     for (const { node, callee } of [...scope.calls, ...scope.lambdaCalls]) {
       if (!/connect$/.test(callee)) continue;
       if (!connectKeepsDefault(callParts(node))) return true;
@@ -61,59 +71,157 @@ const mayChangeMode = memoizePer((module: PyModule): boolean => {
  * (`connect(database, timeout, detect_types, isolation_level, ...)`), not through `*args`/`**kwargs`.
  */
 function connectKeepsDefault(parts: CallParts): boolean {
-  if (parts.keywords.has('isolation_level') || parts.keywords.has('autocommit')) return false;
+  for (const name of ['isolation_level', 'autocommit']) {
+    const value = parts.keywords.get(name);
+    if (value && !keepsTransactions(value)) return false;
+  }
   if (parts.positional.some((argument) => argument.type === 'list_splat' || argument.type === 'dictionary_splat')) return false;
   return parts.positional.length <= 3;
 }
 
-function ownDefaultConnection(expression: SyntaxNode, fn: PyFunction, module: PyModule, depth: number): boolean {
-  if (depth > MAX_DEPTH) return false;
+/**
+ * A mode value that still opens transactions on its own: a string for `isolation_level` ('', 'DEFERRED',
+ * 'IMMEDIATE', 'EXCLUSIVE': coverage's `con.isolation_level = "IMMEDIATE"`) or `False` for `autocommit`
+ * (Python 3.12: always in a transaction). Only `None`, `True` or a value the reader cannot see can mean autocommit.
+ */
+function keepsTransactions(value: SyntaxNode | null): boolean {
+  if (!value) return false;
+  const node = unparenthesized(value);
+  return (node.type === 'string' && /^[rRuU]*['"]/.test(node.text)) || node.type === 'false';
+}
+
+
+/**
+ * What a traced value is: a connection (or cursor) the module opened in the default mode, or an
+ * instance of the module's class `wrapper`, good only for those of its methods that run on one.
+ */
+type Traced = 'connection' | { wrapper: string };
+
+function same(a: Traced | undefined, b: Traced | undefined): boolean {
+  if (a === undefined || b === undefined) return false;
+  return a === 'connection' || b === 'connection' ? a === b : a.wrapper === b.wrapper;
+}
+
+/** `traced` all agree: each the same kind, at least one; undefined otherwise. */
+function agreed(traced: (Traced | undefined)[]): Traced | undefined {
+  const first = traced[0];
+  return first !== undefined && traced.every((each) => same(each, first)) ? first : undefined;
+}
+
+/** The call `receiver.method(...)` runs on a default-mode connection: the receiver is one, or a wrapper whose `method` runs on one. */
+function runsOnOwnDefault(traced: Traced | undefined, method: string, module: PyModule, depth: number): boolean {
+  if (traced === undefined || depth > MAX_DEPTH) return false;
+  return traced === 'connection' || wrapperMethodOwnDefault(traced.wrapper, method, module, depth + 1, new Set());
+}
+
+/** The argument a call passes to the helper's parameter `name`, by keyword or position; undefined past a `*args`/`**kwargs` or when not passed. */
+function argumentFor(name: SyntaxNode, helper: PyFunction, call: SyntaxNode, module: PyModule): SyntaxNode | undefined {
+  if (name.type !== 'identifier' || call.type !== 'call') return undefined;
+  const index = helper.params.indexOf(name.text);
+  if (index < 0 || !onlyUsedAsIs(name.text, helper)) return undefined;
+  const parts = callParts(call);
+  if (parts.positional.some((argument) => argument.type === 'list_splat' || argument.type === 'dictionary_splat')) return undefined;
+  if (parts.keywords.has(name.text)) return parts.keywords.get(name.text);
+  // After `*args` a parameter takes keywords only.
+  if (helper.params.slice(0, index).some((param) => param.startsWith('*'))) return undefined;
+  // `self.helper(db)`: the bound instance fills the first parameter; `Store.helper(obj, db)` through the class passes it.
+  const throughClass = parts.receiver !== undefined && classMethods(module).has(parts.receiver.text);
+  const bound = helper.className !== undefined && parts.receiver !== undefined && !throughClass && /^(self|cls)$/.test(helper.params[0] ?? '') ? 1 : 0;
+  return index - bound >= 0 ? parts.positional[index - bound] : undefined;
+}
+
+/**
+ * The parameter keeps the caller's value throughout the helper: every use of the name in its body is a
+ * call's receiver or attribute's object (`db.execute(...)`) or an argument passed on. Anything else
+ * (`db = ...`, `for db in ...`, `with ... as db`) may rebind it.
+ */
+function onlyUsedAsIs(name: string, helper: PyFunction): boolean {
+  const body = helper.node.childForFieldName('body');
+  return body !== null && body.descendantsOfType('identifier').every((identifier) => {
+    if (identifier.text !== name) return true;
+    const parent = identifier.parent;
+    if (parent?.type === 'attribute') return parent.childForFieldName('object')?.id === identifier.id;
+    return parent?.type === 'argument_list';
+  });
+}
+
+function trace(expression: SyntaxNode, fn: PyFunction, module: PyModule, depth: number): Traced | undefined {
+  if (depth > MAX_DEPTH) return undefined;
   if (expression.type === 'identifier') {
     // A parameter is a connection from a caller, whatever it is reassigned to later.
-    if (fn.params.includes(expression.text)) return false;
-    // Partial: the last assignment before the use is read, not every branch's.
+    if (fn.params.includes(expression.text)) return undefined;
+    // Partial: the last binding before the use is read, not every branch's.
     const assigned = localAssignmentBefore(expression);
+    const alias = withAliasBefore(expression);
+    if (alias && (!assigned || alias.start > assigned.startIndex)) return entered(fromValue(alias.value, undefined, fn, module, depth + 1), module);
     if (assigned) return fromValue(assigned, undefined, fn, module, depth + 1);
     const unpacked = localTupleSource(expression);
-    return unpacked !== undefined && fromValue(unpacked.value, unpacked.position, fn, module, depth + 1);
+    return unpacked && fromValue(unpacked.value, unpacked.position, fn, module, depth + 1);
   }
   if (expression.type === 'attribute') {
     const object = expression.childForFieldName('object');
     const attribute = expression.childForFieldName('attribute')?.text;
-    if (!object || !attribute) return false;
-    const owner = ownerClass(object, fn, module);
-    return owner !== undefined && classAttributeOwnDefault(owner, attribute, module, depth + 1);
+    const owner = object && ownerClass(object, fn, module);
+    return owner && attribute ? classAttribute(owner, attribute, module, depth + 1) : undefined;
+  }
+  if (expression.type === 'subscript') {
+    const container = expression.childForFieldName('value');
+    const object = container?.type === 'attribute' ? container.childForFieldName('object') : null;
+    const attribute = container?.childForFieldName('attribute')?.text;
+    const owner = object && ownerClass(object, fn, module);
+    return owner && attribute ? classDictItem(owner, attribute, module, depth + 1) : undefined;
   }
   if (expression.type === 'call' || expression.type === 'parenthesized_expression') return fromValue(expression, undefined, fn, module, depth + 1);
-  return false;
+  return undefined;
+}
+
+/**
+ * What `with value as name:` binds: `value.__enter__()`. A sqlite3 connection's returns itself; a
+ * wrapper's only when every return of its own `__enter__` is `self`.
+ */
+function entered(traced: Traced | undefined, module: PyModule): Traced | undefined {
+  if (traced === undefined || traced === 'connection') return traced;
+  const enter = functionsByQualname(module).get(`${traced.wrapper}.__enter__`);
+  const returns = enter ? ownReturns(enter) : [];
+  return returns.length > 0 && returns.every((statement) => statement.namedChildren[0]?.text === 'self') ? traced : undefined;
+}
+
+function ownReturns(fn: PyFunction): SyntaxNode[] {
+  return fn.node.descendantsOfType('return_statement').filter((statement) => isOwnCode(statement, fn.node));
 }
 
 /** A value bound to a connection name; `position` when it is unpacked from a tuple (`conn, cur = initdb()`). */
-function fromValue(value: SyntaxNode, position: number | undefined, fn: PyFunction, module: PyModule, depth: number): boolean {
-  if (depth > MAX_DEPTH) return false;
+function fromValue(value: SyntaxNode, position: number | undefined, fn: PyFunction, module: PyModule, depth: number): Traced | undefined {
+  if (depth > MAX_DEPTH) return undefined;
   value = unparenthesized(value);
+  // `self._dbs[k] = db = SqliteDb(...)`: the chain's value.
+  if (value.type === 'assignment') {
+    const right = value.childForFieldName('right');
+    return right ? fromValue(right, position, fn, module, depth + 1) : undefined;
+  }
   if (position !== undefined && (value.type === 'tuple' || value.type === 'expression_list')) {
     const element = value.namedChildren.filter((child) => child.type !== 'comment')[position];
-    return element !== undefined && fromValue(element, undefined, fn, module, depth + 1);
+    return element && fromValue(element, undefined, fn, module, depth + 1);
   }
-  if (value.type === 'identifier' || value.type === 'attribute') return position === undefined && ownDefaultConnection(value, fn, module, depth + 1);
-  if (value.type !== 'call') return false;
+  if (value.type === 'identifier' || value.type === 'attribute' || value.type === 'subscript') return position === undefined ? trace(value, fn, module, depth + 1) : undefined;
+  if (value.type !== 'call') return undefined;
   const parts = callParts(value);
-  if (parts.callee === 'sqlite3.connect') return position === undefined && connectKeepsDefault(parts);
+  if (parts.callee === 'sqlite3.connect') return position === undefined && connectKeepsDefault(parts) ? 'connection' : undefined;
   // A cursor works in its connection's mode.
-  if (parts.method === 'cursor' && parts.receiver && position === undefined) return ownDefaultConnection(parts.receiver, fn, module, depth + 1);
+  if (parts.method === 'cursor' && parts.receiver && position === undefined) {
+    return trace(parts.receiver, fn, module, depth + 1) === 'connection' ? 'connection' : undefined;
+  }
+  if (classMethods(module).has(parts.callee)) return position === undefined ? { wrapper: parts.callee } : undefined;
   const callee = resolveLocalCall(value, module, fn);
-  return callee !== undefined && returnsOwnDefault(callee, position, module, depth + 1);
+  return callee && returnsOwnDefault(callee, position, module, depth + 1);
 }
 
-/** Every `return` of the function gives such a connection (or, with `position`, a tuple holding one there). */
-function returnsOwnDefault(fn: PyFunction, position: number | undefined, module: PyModule, depth: number): boolean {
-  const returns = fn.node.descendantsOfType('return_statement').filter((statement) => isOwnCode(statement, fn.node));
-  if (returns.length === 0) return false;
-  return returns.every((statement) => {
+/** Every `return` of the function gives the same kind of traced value (or, with `position`, a tuple holding one there). */
+function returnsOwnDefault(fn: PyFunction, position: number | undefined, module: PyModule, depth: number): Traced | undefined {
+  return agreed(ownReturns(fn).map((statement) => {
     const value = statement.namedChildren[0];
-    return value !== undefined && fromValue(value, position, fn, module, depth);
-  });
+    return value && fromValue(value, position, fn, module, depth);
+  }));
 }
 
 /** The class whose instance `object` is: `self`/`cls` in a method, or a local built as `Class(...)` of this module. */
@@ -137,42 +245,123 @@ const classMethods = memoizePer((module: PyModule): Map<string, PyFunction[]> =>
   return classes;
 });
 
+/** The method of `owner` the assignment is written in, when it assigns through `self`. */
+function assigningMethod({ target }: AttributeAssignment, owner: string, module: PyModule): PyFunction | undefined {
+  const method = (classMethods(module).get(owner) ?? []).find((candidate) => isOwnCode(target, candidate.node));
+  const object = target.type === 'subscript' ? target.childForFieldName('value')?.childForFieldName('object') : target.childForFieldName('object');
+  return object?.text === 'self' ? method : undefined;
+}
+
 /**
  * Every assignment to `.attribute` anywhere in the module is `self.attribute = ...` in a method of the
- * class, and each gives such a connection; at least one does. An instance attribute set from outside
- * (`store.conn = other`) could be any connection.
+ * class, and each gives the same kind of value, at least one; `None` gives none (a call on it fails
+ * before any SQL runs: SqliteDb's `self.con = None` until `_connect`). An instance attribute set from
+ * outside (`store.conn = other`) could be any connection.
  */
-function classAttributeOwnDefault(owner: string, attribute: string, module: PyModule, depth: number): boolean {
-  const methods = classMethods(module).get(owner) ?? [];
-  const assignments = attributeAssignments(module).get(attribute) ?? [];
-  if (assignments.length === 0) return false;
-  return assignments.every(({ target, value, position }) => {
-    const method = methods.find((candidate) => isOwnCode(target, candidate.node));
-    return method !== undefined && target.text === `self.${attribute}` && fromValue(value, position, method, module, depth);
-  });
-}
-
-interface AttributeAssignment {
-  target: SyntaxNode;
-  value: SyntaxNode;
-  position?: number;
-}
-
-/** Attribute name → every assignment to it in the module, with the target's place in an unpacking. */
-const attributeAssignments = memoizePer((module: PyModule): Map<string, AttributeAssignment[]> => {
-  const found = new Map<string, AttributeAssignment[]>();
-  for (const assignment of module.tree.rootNode.descendantsOfType(['assignment', 'augmented_assignment'])) {
-    const left = assignment.childForFieldName('left');
-    const value = assignment.childForFieldName('right');
-    if (!left || !value) continue;
-    const targets = left.type === 'pattern_list' || left.type === 'tuple_pattern' ? left.namedChildren : [left];
-    targets.forEach((target, index) => {
-      if (target.type !== 'attribute') return;
-      const name = target.childForFieldName('attribute')?.text ?? '';
-      const entry: AttributeAssignment = { target, value };
-      if (targets.length > 1 || target !== left) entry.position = index;
-      found.set(name, [...(found.get(name) ?? []), entry]);
-    });
+function classAttribute(owner: string, attribute: string, module: PyModule, depth: number): Traced | undefined {
+  const assignments = attributeAssignments(module).whole.get(attribute) ?? [];
+  const traced: (Traced | undefined)[] = [];
+  for (const assignment of assignments) {
+    const method = assigningMethod(assignment, owner, module);
+    if (!method || assignment.augmented) return undefined;
+    if (assignment.position === undefined && unparenthesized(assignment.value).type === 'none') continue;
+    traced.push(fromValue(assignment.value, assignment.position, method, module, depth));
   }
-  return found;
-});
+  return agreed(traced);
+}
+
+/** What may be done with the dict `x.attribute` besides item assignment without adding to it: read, test, empty, list. */
+const READS_ONLY = new Set(['get', 'values', 'items', 'keys', 'pop', 'clear', 'copy', '__contains__', '__getitem__']);
+
+/**
+ * An item of the dict attribute `self.attribute`: the class alone fills it, every item assignment in the
+ * module is `self.attribute[key] = value` in its method giving the same kind, at least one; the
+ * attribute itself is only ever set to an empty dict (`{}` or `dict()`); and every other use of
+ * `.attribute` in the module reads, tests (`key in self._dbs`) or subscripts it: passed anywhere or
+ * updated (`update`, `setdefault`, `|=`), it could hold anything.
+ */
+function classDictItem(owner: string, attribute: string, module: PyModule, depth: number): Traced | undefined {
+  const { whole, items } = attributeAssignments(module);
+  for (const assignment of whole.get(attribute) ?? []) {
+    if (!assigningMethod(assignment, owner, module) || assignment.augmented || !isEmptyDict(assignment.value)) return undefined;
+  }
+  if (!onlyReadOrFilledByItem(attribute, module)) return undefined;
+  const traced: (Traced | undefined)[] = [];
+  for (const assignment of items.get(attribute) ?? []) {
+    const method = assigningMethod(assignment, owner, module);
+    if (!method || assignment.augmented || assignment.position !== undefined) return undefined;
+    traced.push(fromValue(assignment.value, undefined, method, module, depth));
+  }
+  return agreed(traced);
+}
+
+function isEmptyDict(value: SyntaxNode): boolean {
+  const node = unparenthesized(value);
+  if (node.type === 'dictionary') return node.namedChildren.every((child) => child.type === 'comment');
+  return node.type === 'call' && callParts(node).callee === 'dict' && callParts(node).positional.length === 0 && callParts(node).keywords.size === 0;
+}
+
+/** Every `x.attribute` in the module is a subscript's container, an assignment target, an `in` test's right side or the receiver of a reading method. */
+const onlyReadOrFilledByItem = (attribute: string, module: PyModule): boolean => {
+  const answers = readOrFilledAnswers(module);
+  let answer = answers.get(attribute);
+  if (answer === undefined) {
+    answer = computeOnlyReadOrFilledByItem(attribute, module);
+    answers.set(attribute, answer);
+  }
+  return answer;
+};
+
+const readOrFilledAnswers = memoizePer((_module: PyModule): Map<string, boolean> => new Map());
+
+const computeOnlyReadOrFilledByItem = (attribute: string, module: PyModule): boolean =>
+  module.tree.rootNode.descendantsOfType('attribute').every((node) => {
+    if (node.childForFieldName('attribute')?.text !== attribute) return true;
+    const parent = node.parent;
+    if (!parent) return false;
+    if (parent.type === 'subscript') return parent.childForFieldName('value')?.id === node.id;
+    if (parent.type === 'assignment' || parent.type === 'augmented_assignment') return parent.childForFieldName('left')?.id === node.id;
+    if (parent.type === 'comparison_operator') return parent.children.some((token) => token.type === 'in' || token.type === 'not in') && parent.namedChildren[parent.namedChildren.length - 1]?.id === node.id;
+    if (parent.type === 'attribute' && parent.childForFieldName('object')?.id === node.id) {
+      return READS_ONLY.has(parent.childForFieldName('attribute')?.text ?? '') && parent.parent?.type === 'call';
+    }
+    return false;
+  });
+
+/** The calls a wrapper method makes that reach the database, by name: what runs SQL or ends a transaction on a sqlite3 connection or cursor. */
+const DATABASE_METHODS = new Set(['execute', 'executemany', 'executescript', 'commit', 'rollback', 'cursor']);
+
+/**
+ * The wrapper class's own method `method` runs its database calls only on default-mode connections:
+ * each `execute`/`executemany`/`executescript`/`commit`/`rollback`/`cursor` call in it (and in the
+ * class's methods it calls on `self`) has a receiver traced to one (`self.con`, SqliteDb's), at least one.
+ * A method the class does not define itself (inherited, `__getattr__`) is not followed.
+ */
+function wrapperMethodOwnDefault(wrapper: string, method: string, module: PyModule, depth: number, visiting: Set<string>): boolean {
+  return databaseCallsOwnDefault(wrapper, method, module, depth, visiting) === true;
+}
+
+/** true: every database call is on such a connection and there is one; 'none': no database call at all; false: one is not provable. */
+function databaseCallsOwnDefault(wrapper: string, method: string, module: PyModule, depth: number, visiting: Set<string>): boolean | 'none' {
+  const qualname = `${wrapper}.${method}`;
+  const fn = functionsByQualname(module).get(qualname);
+  if (!fn || depth > MAX_DEPTH) return false;
+  // Already being checked further up: its calls are judged there.
+  if (visiting.has(qualname)) return 'none';
+  visiting.add(qualname);
+  let found = false;
+  // Nested functions and lambdas too: a retry callback's call reaches the database as well.
+  for (const call of fn.node.descendantsOfType('call')) {
+    const parts = callParts(call);
+    if (parts.receiver?.text === 'self' && functionsByQualname(module).has(`${wrapper}.${parts.method}`)) {
+      const inner = databaseCallsOwnDefault(wrapper, parts.method, module, depth + 1, visiting);
+      if (inner === false) return false;
+      found ||= inner === true;
+      continue;
+    }
+    if (!DATABASE_METHODS.has(parts.method) || !parts.receiver) continue;
+    if (!runsOnOwnDefault(trace(parts.receiver, fn, module, depth + 1), parts.method, module, depth + 1)) return false;
+    found = true;
+  }
+  return found ? true : 'none';
+}

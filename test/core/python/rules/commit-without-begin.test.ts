@@ -25,8 +25,77 @@ class BukuDb:
 ${extra}`;
 }
 
+/** coverage's shape with a commit: CoverageData keeps its SqliteDb per thread; the wrapper's `commit` runs on `commits_on`. */
+function wrapperCommit(commitsOn = 'self.con'): string {
+  return `
+import sqlite3
+import threading
+
+class SqliteDb:
+    def __init__(self, filename, other=None):
+        self.filename = filename
+        self.other = other
+        self.con = None
+
+    def __enter__(self):
+        if self.con is None:
+            self.con = sqlite3.connect(self.filename, check_same_thread=False)
+        return self
+
+    def __exit__(self, *exc):
+        pass
+
+    def execute(self, sql, parameters=()):
+        return self.con.execute(sql, parameters)
+
+    def commit(self):
+        ${commitsOn}.commit()
+
+
+class CoverageData:
+    def __init__(self, filename):
+        self._filename = filename
+        self._dbs = {}
+
+    def _connect(self):
+        if threading.get_ident() not in self._dbs:
+            self._dbs[threading.get_ident()] = SqliteDb(self._filename)
+        return self._dbs[threading.get_ident()]
+
+    def erase_contexts(self, names):
+        with self._connect() as con:
+            for name in names:
+                con.execute("DELETE FROM context WHERE context = ?", (name,))
+                con.execute("DELETE FROM line_bits WHERE context = ?", (name,))
+            con.commit()
+`;
+}
+
 testRule(commitWithoutBegin, {
   valid: [
+    {
+      name: 'coverage shape: the commit of a per-thread wrapper whose commit and execute run on its own default-mode self.con',
+      code: wrapperCommit(),
+    },
+    {
+      name: 'one DELETE run per chunk of keys (requests-cache 0.9.8 SQLiteDict.bulk_delete): a re-run deletes the rest of the same rows',
+      code: `
+        def bulk_delete(con, table_name, keys):
+            for chunk in chunkify(keys, max_size=999):
+                marks = ", ".join("?" * len(chunk))
+                con.execute(f"DELETE FROM {table_name} WHERE key IN ({marks})", chunk)
+            con.commit()
+      `,
+    },
+    {
+      name: 'only CREATE ... IF NOT EXISTS statements (nbformat 5.5 SQLiteSignatureStore.init_db): a re-run makes what a crash left out',
+      code: `
+        def init_db(db):
+            db.execute("CREATE TABLE IF NOT EXISTS nbsignatures (id integer PRIMARY KEY, algorithm text, signature text)")
+            db.execute("CREATE INDEX IF NOT EXISTS algosig ON nbsignatures(algorithm, signature)")
+            db.commit()
+      `,
+    },
     {
       name: 'BEGIN ... commit()',
       code: refund({ before: ['conn.execute("BEGIN")'], after: ['conn.commit()'] }),
@@ -132,8 +201,65 @@ testRule(commitWithoutBegin, {
             conn.commit()
       `,
     },
+    {
+      name: 'buku\u2019s shape, and another method sets isolation_level = "IMMEDIATE" (coverage 6.5 CoverageData.update): still a transactional mode',
+      code: bukuDb(undefined, `
+    def update(self):
+        self.conn.isolation_level = "IMMEDIATE"
+`),
+    },
+    {
+      name: 'buku\u2019s shape, opened with isolation_level="EXCLUSIVE": implicit transactions, only of another kind',
+      code: bukuDb('sqlite3.connect(dbfile, isolation_level="EXCLUSIVE")'),
+    },
   ],
   invalid: [
+    {
+      name: 'coverage shape near miss: the wrapper commits on a connection its constructor was given',
+      code: wrapperCommit('self.other'),
+      errors: [{ messageId: 'commitWithoutBegin', line: 40 }],
+    },
+    {
+      name: 'two DELETE statements on two tables in a loop: a crash can leave one table done and not the other',
+      code: `
+        def purge(con, ids):
+            for chunk in chunks(ids):
+                con.execute("DELETE FROM orders WHERE id IN (?)", chunk)
+                con.execute("DELETE FROM order_items WHERE order_id IN (?)", chunk)
+            con.commit()
+      `,
+      errors: [{ messageId: 'commitWithoutBegin', line: 5 }],
+    },
+    {
+      name: 'one UPDATE repeated: each run changes rows a re-run cannot tell from the others',
+      code: `
+        def bump(con, ids):
+            for chunk in chunks(ids):
+                con.execute("UPDATE counters SET n = n + 1 WHERE id IN (?)", chunk)
+            con.commit()
+      `,
+      errors: [{ messageId: 'commitWithoutBegin', line: 4 }],
+    },
+    {
+      name: 'CREATE TABLE IF NOT EXISTS then an INSERT: the row write is not re-run safe',
+      code: `
+        def init_db(db):
+            db.execute("CREATE TABLE IF NOT EXISTS settings (key text PRIMARY KEY, value text)")
+            db.execute("INSERT INTO settings VALUES ('version', '1')")
+            db.commit()
+      `,
+      errors: [{ messageId: 'commitWithoutBegin', line: 4 }],
+    },
+    {
+      name: 'CREATE TABLE without IF NOT EXISTS beside one with it',
+      code: `
+        def init_db(db):
+            db.execute("CREATE TABLE IF NOT EXISTS nbsignatures (id integer PRIMARY KEY)")
+            db.execute("CREATE TABLE audit (id integer PRIMARY KEY)")
+            db.commit()
+      `,
+      errors: [{ messageId: 'commitWithoutBegin', line: 4 }],
+    },
     {
       name: 'the paper\u2019s refund: two updates and commit()',
       code: `
@@ -248,6 +374,19 @@ def reuse(db, other):
     {
       name: 'buku\u2019s shape, but connect takes **options, which may set isolation_level',
       code: bukuDb('sqlite3.connect(dbfile, **options)'),
+      errors: [{ messageId: 'commitWithoutBegin', line: 17 }],
+    },
+    {
+      name: 'buku\u2019s shape, but isolation_level is set from a name (it may be None)',
+      code: bukuDb(undefined, `
+    def set_mode(self, mode):
+        self.conn.isolation_level = mode
+`),
+      errors: [{ messageId: 'commitWithoutBegin', line: 17 }],
+    },
+    {
+      name: 'buku\u2019s shape, but connect is given autocommit=True (Python 3.12)',
+      code: bukuDb('sqlite3.connect(dbfile, autocommit=True)'),
       errors: [{ messageId: 'commitWithoutBegin', line: 17 }],
     },
   ],

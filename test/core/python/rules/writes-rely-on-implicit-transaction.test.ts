@@ -23,8 +23,99 @@ class BukuDb:
 ${extra}`;
 }
 
+/**
+ * coverage's sqldata.py (6.5, 7.x): CoverageData keeps one SqliteDb per thread in `self._dbs`, and
+ * SqliteDb runs every call on `self.con`, opened by `sqlite3.connect(...)` in its `_connect`.
+ */
+function coverageShape(variant: { init?: string; enter?: string; retry?: string; dataExtra?: string; write?: string } = {}): string {
+  const init = variant.init ?? 'self.con = None';
+  const write = variant.write ?? 'execute_void';
+  return `
+import sqlite3
+import threading
+
+class SqliteDb:
+    def __init__(self, filename, con=None):
+        self.filename = filename
+        self.nest = 0
+        ${init}
+
+    def _connect(self):
+        if self.con is not None:
+            return
+        self.con = sqlite3.connect(self.filename, check_same_thread=False)
+
+    def close(self):
+        if self.con is not None:
+            self.con.close()
+            self.con = None
+
+    def __enter__(self):
+        if self.nest == 0:
+            self._connect()
+            self.con.__enter__()
+        self.nest += 1
+        return ${variant.enter ?? 'self'}
+
+    def __exit__(self, exc_type, exc_value, traceback):
+        self.nest -= 1
+        if self.nest == 0:
+            self.con.__exit__(exc_type, exc_value, traceback)
+            self.close()
+
+    def execute(self, sql, parameters=()):
+        try:
+            return self.con.execute(sql, parameters)
+        except sqlite3.Error:
+            return ${variant.retry ?? 'self.con.execute(sql, parameters)'}
+
+    def execute_void(self, sql, parameters=()):
+        self.execute(sql, parameters).close()
+
+
+class CoverageData:
+    def __init__(self, filename):
+        self._filename = filename
+        self._dbs = {}
+
+    def _reset(self):
+        for db in self._dbs.values():
+            db.close()
+        self._dbs = {}
+
+    def _open_db(self):
+        self._dbs[threading.get_ident()] = SqliteDb(self._filename)
+
+    def _connect(self):
+        if threading.get_ident() not in self._dbs:
+            self._open_db()
+        return self._dbs[threading.get_ident()]
+
+    def add_lines(self, line_data):
+        with self._connect() as con:
+            for filename, numbits in line_data.items():
+                con.${write}("insert or ignore into file (path) values (?)", (filename,))
+                con.${write}("insert or replace into line_bits (path, numbits) values (?, ?)", (filename, numbits))
+${variant.dataExtra ?? ''}`;
+}
+
+/** Line of the first write in coverageShape's add_lines. */
+const COVERAGE_WRITE_LINE = 64;
+
 testRule(writesRelyOnImplicitTransaction, {
   valid: [
+    {
+      name: 'coverage: with self._connect() as con, a per-thread SqliteDb whose execute_void runs on its own default-mode self.con',
+      code: coverageShape(),
+    },
+    {
+      name: 'coverage 6.5: the same through the wrapper\'s execute',
+      code: coverageShape({ write: 'execute' }),
+    },
+    {
+      name: 'coverage: a string isolation_level keeps the transactions',
+      code: coverageShape({ dataExtra: '\n    def update(self):\n        with self._connect() as con:\n            con.con.isolation_level = "IMMEDIATE"\n' }),
+    },
     {
       name: 'explicit BEGIN ... COMMIT',
       code: refund({ before: ['conn.execute("BEGIN")'], after: ['conn.execute("COMMIT")'] }),
@@ -177,6 +268,75 @@ testRule(writesRelyOnImplicitTransaction, {
     },
   ],
   invalid: [
+    {
+      name: 'coverage near miss: the wrapper\'s connection comes from its constructor',
+      code: coverageShape({ init: 'self.con = con' }),
+      errors: [{ messageId: 'impliedTransaction', line: COVERAGE_WRITE_LINE }],
+    },
+    {
+      name: 'coverage near miss: __enter__ does not return self',
+      code: coverageShape({ enter: 'self.con' }),
+      errors: [{ messageId: 'impliedTransaction', line: COVERAGE_WRITE_LINE }],
+    },
+    {
+      name: 'coverage near miss: the per-thread dict is also filled from a parameter',
+      code: coverageShape({ dataExtra: '\n    def adopt(self, db):\n        self._dbs[threading.get_ident()] = db\n' }),
+      errors: [{ messageId: 'impliedTransaction', line: COVERAGE_WRITE_LINE }],
+    },
+    {
+      name: 'coverage near miss: the per-thread dict is also updated with a caller\'s dict',
+      code: coverageShape({ dataExtra: '\n    def adopt(self, dbs):\n        self._dbs.update(dbs)\n' }),
+      errors: [{ messageId: 'impliedTransaction', line: COVERAGE_WRITE_LINE }],
+    },
+    {
+      name: 'coverage near miss: the helper rebinds its parameter before writing, so _read_db is reported too',
+      code: coverageShape({
+        dataExtra: `
+    def _read_db(self):
+        with self._dbs[threading.get_ident()] as db:
+            self._init_db(db)
+
+    def _init_db(self, db, replica=None):
+        db = replica or db
+        db.execute_void("insert into coverage_schema (version) values (?)", (7,))
+        db.execute_void("insert or ignore into meta (key, value) values (?, ?)", ("version", "7"))
+`,
+      }),
+      errors: [
+        { messageId: 'impliedTransaction', line: 69 },
+        { messageId: 'impliedTransaction', line: 73 },
+      ],
+    },
+    {
+      name: 'coverage near miss: the wrapper\'s execute retries through a callback on another attribute',
+      code: coverageShape({ init: 'self.con = None; self.fallback = con', retry: 'retry_later(lambda: self.fallback.execute(sql, parameters))' }),
+      errors: [{ messageId: 'impliedTransaction', line: COVERAGE_WRITE_LINE }],
+    },
+    {
+      name: 'coverage near miss: the wrapper\'s execute retries on another attribute, set from outside',
+      code: coverageShape({ init: 'self.con = None; self.fallback = con', retry: 'self.fallback.execute(sql, parameters)' }),
+      errors: [{ messageId: 'impliedTransaction', line: COVERAGE_WRITE_LINE }],
+    },
+    {
+      name: 'coverage near miss: the module sets isolation_level = None somewhere',
+      code: coverageShape({ dataExtra: '\n    def update(self):\n        with self._connect() as con:\n            con.con.isolation_level = None\n' }),
+      errors: [{ messageId: 'impliedTransaction', line: COVERAGE_WRITE_LINE }],
+    },
+    {
+      name: 'coverage _read_db: quiet, the helper gets the thread\'s entered SqliteDb; the helper alone is reported, on its own parameter',
+      code: coverageShape({
+        dataExtra: `
+    def _read_db(self):
+        with self._dbs[threading.get_ident()] as db:
+            self._init_db(db)
+
+    def _init_db(self, db):
+        db.execute_void("insert into coverage_schema (version) values (?)", (7,))
+        db.execute_void("insert or ignore into meta (key, value) values (?, ?)", ("version", "7"))
+`,
+      }),
+      errors: [{ messageId: 'impliedTransaction', line: 72 }],
+    },
     {
       name: 'writes through a local alias of execute (diskcache style), no transaction',
       code: `
