@@ -21,7 +21,9 @@
 // items (a filtered read drives or guards it and names a table the loop
 // writes, or every write is INSERT OR IGNORE / ON CONFLICT), as
 // `commitPerItemResumable` at `info`: the re-run resumes, but whether each
-// item's writes and its mark share one transaction still wants a look. A loop
+// item's writes and its mark share one transaction still wants a look. It is
+// quiet when that is shown: each iteration runs BEGIN, its writes and the commit
+// on one connection, with no continue, break, return or except in between. A loop
 // whose only writes are DELETEs (diskcache's batched cull/clear) is not reported:
 // a crash keeps what is gone and a re-run repeats nothing (issue 15).
 import type { Effect, Finding, PyFunction, PyModule, SyntaxNode, TxStyleResult } from '../model.ts';
@@ -41,6 +43,8 @@ import { sendBeforeRecord } from './send-before-record.ts';
 import { inPlaceFileRewrite } from './in-place-file-rewrite.ts';
 import { fileDeletedBeforeRecord } from './file-deleted-before-record.ts';
 import { rollbackSwallowed } from './rollback-swallowed.ts';
+import { permissionsAfterCreate } from './permissions-after-create.ts';
+import { journalOff } from './journal-off.ts';
 
 export type { Rule, RuleContext, RuleMeta, RuleListener, ReportDescriptor, RuleCategory } from './rule.ts';
 
@@ -55,6 +59,8 @@ export const rules: readonly Rule[] = [
   inPlaceFileRewrite,
   fileDeletedBeforeRecord,
   rollbackSwallowed,
+  permissionsAfterCreate,
+  journalOff,
 ];
 
 export function ruleById(id: string): Rule | undefined {

@@ -1,0 +1,111 @@
+import type { Effect, SyntaxNode } from '../model.ts';
+import { callParts, walkFunctionBody } from '../body-walk.ts';
+import { localAssignmentBefore } from '../local-assignments.ts';
+import { defineRule } from './rule.ts';
+import { PATH_OPENERS } from './file-reads.ts';
+import { compactText, isBefore, mutuallyExclusive, shortText, unparenthesized } from './syntax.ts';
+
+/** `stat` names that grant nothing to the group or to others. */
+const OWNER_ONLY_STAT = /^stat\.S_I(RUSR|WUSR|XUSR|RWXU|READ|WRITE|EXEC)$/;
+
+/**
+ * A file created with the process's default mode and narrowed by chmod afterwards (keyrings.alt 4.2
+ * `Keyring._ensure_file_path`: `with open(path, 'w'): pass`, then `os.chmod(path, 0o600)`): a crash between
+ * the two leaves the file readable by other users, and what is written to it later (passwords, keys) with it.
+ * Only a chmod that takes group and other bits away is a narrowing; widening after create is harmless.
+ */
+export const permissionsAfterCreate = defineRule({
+  meta: {
+    id: 'permissions-after-create',
+    description: 'A file is created with the default permissions and only then restricted with chmod.',
+    category: 'file',
+    severity: 'warning',
+    messages: {
+      narrowedAfterCreate:
+        '{{path}} is created with the default permissions and only restricted to {{mode}} at line {{chmodLine}}: a crash between them leaves it readable by other users, with whatever is written to it later',
+    },
+    hint: 'Create it with its final mode: os.open(path, os.O_WRONLY | os.O_CREAT, 0o600) and os.fdopen(), or narrow os.umask() before creating it.',
+  },
+  create(context) {
+    const fnNode = context.fn.node;
+    // Most code never calls chmod: spare it the walks below (they cost most of a standard-library scan).
+    if (!context.module.source.includes('chmod') || !fnNode.text.includes('chmod')) return {};
+    return {
+      'function:exit'() {
+        const chmods = narrowingChmods(fnNode);
+        if (chmods.length === 0 || setsUmask(fnNode)) return;
+        for (const effect of context.effects) {
+          if (effect.kind !== 'file-write' || effect.via) continue;
+          const created = createdPath(effect);
+          if (!created) continue;
+          const chmod = chmods.find(
+            (candidate) => candidate.path === compactText(created) && isBefore(effect.node, candidate.node) && !mutuallyExclusive(effect.node, candidate.node, fnNode),
+          );
+          if (!chmod) continue;
+          context.report({
+            node: effect.node,
+            messageId: 'narrowedAfterCreate',
+            data: { path: shortText(created.text), mode: shortText(chmod.mode), chmodLine: chmod.node.startPosition.row + 1 },
+          });
+        }
+      },
+    };
+  },
+});
+
+interface NarrowingChmod {
+  node: SyntaxNode;
+  /** The chmod'ed path as compact text. */
+  path: string;
+  mode: string;
+}
+
+/** `os.chmod(p, 0o600)` and `p.chmod(0o600)` in the function's own body whose mode leaves group and others nothing. */
+function narrowingChmods(fnNode: SyntaxNode): NarrowingChmod[] {
+  const found: NarrowingChmod[] = [];
+  walkFunctionBody(fnNode, (node) => {
+    if (node.type !== 'call') return;
+    const call = callParts(node);
+    const [path, mode] = call.callee === 'os.chmod' ? [call.positional[0], call.positional[1] ?? call.keywords.get('mode')] : call.method === 'chmod' && call.receiver && call.callee !== 'os.chmod' ? [call.receiver, call.positional[0] ?? call.keywords.get('mode')] : [];
+    if (path && mode && ownerOnly(mode, 0)) found.push({ node, path: compactText(path), mode: mode.text });
+  });
+  return found;
+}
+
+/** An octal or decimal literal with no group/other bit, `stat.S_IRUSR | stat.S_IWUSR`, or a local name bound to either. */
+function ownerOnly(mode: SyntaxNode, depth: number): boolean {
+  const value = unparenthesized(mode);
+  if (value.type === 'integer') {
+    const bits = Number(value.text.replace(/_/g, '').replace(/^0o/i, '0o'));
+    return Number.isInteger(bits) && (bits & 0o077) === 0;
+  }
+  if (value.type === 'attribute') return OWNER_ONLY_STAT.test(value.text);
+  if (value.type === 'binary_operator' && value.childForFieldName('operator')?.text === '|') {
+    const left = value.childForFieldName('left');
+    const right = value.childForFieldName('right');
+    return left !== null && right !== null && ownerOnly(left, depth) && ownerOnly(right, depth);
+  }
+  if (value.type === 'identifier' && depth < 3) {
+    const assigned = localAssignmentBefore(value);
+    return assigned !== undefined && ownerOnly(assigned, depth + 1);
+  }
+  return false;
+}
+
+/** The path a write can create: `open(p, 'w' | 'a' | 'x' ...)`, `p.open('w')`, `p.write_text()`; not 'r+', which needs the file. */
+function createdPath(effect: Effect): SyntaxNode | undefined {
+  const call = callParts(effect.node);
+  if ((call.method === 'write_text' || call.method === 'write_bytes') && call.receiver) return call.receiver;
+  if (effect.mode === undefined || !/[wax]/.test(effect.mode)) return undefined;
+  if (PATH_OPENERS.has(call.callee)) return call.positional[0];
+  return call.method === 'open' && !call.callee.startsWith('os.') ? call.receiver : undefined;
+}
+
+/** `os.umask(...)` anywhere in the function: the creation mode is then the function's own choice. */
+function setsUmask(fnNode: SyntaxNode): boolean {
+  let found = false;
+  walkFunctionBody(fnNode, (node) => {
+    if (node.type === 'call' && callParts(node).callee === 'os.umask') found = true;
+  });
+  return found;
+}
