@@ -2,6 +2,34 @@ import { inPlaceFileRewrite } from '../../../../src/core/python/rules/in-place-f
 import { describe, expect, it } from 'vitest';
 import { lint, testRule } from './rule-tester.ts';
 
+/** buku 4.7's BukuDb.exportdb (2215-2242): `fill` gets `resultset` before the .db branch and the text export. */
+function bukuExportdb(signature: string, fill: string[]): string {
+  return `
+        class BukuDb:
+            def get_rec_all(self):
+                self.cur.execute('SELECT * FROM bookmarks')
+                return self.cur.fetchall()
+
+            def exportdb(${signature}):
+                count = 0
+${fill.map((line) => `                ${line}`).join('\n')}
+                if filepath.endswith('.db'):
+                    outdb = BukuDb(dbfile=filepath)
+                    for row in resultset:
+                        outdb.cur.execute('INSERT INTO bookmarks(URL) VALUES (?)', (row[1],))
+                    outdb.conn.commit()
+                    return True
+                with open(filepath, mode='w', encoding='utf-8') as outfp:
+                    res = {}
+                    if filepath.endswith('.md'):
+                        res = convert_bookmark_set(resultset, 'markdown')
+                        outfp.write(res['data'])
+                    else:
+                        res = convert_bookmark_set(resultset, 'html')
+                        outfp.write(res['data'])
+`;
+}
+
 testRule(inPlaceFileRewrite, {
   valid: [
     {
@@ -309,32 +337,7 @@ testRule(inPlaceFileRewrite, {
     },
     {
       name: 'export of rows a same-module helper SELECTs (buku 4.7 BukuDb.exportdb, without its caller\'s resultset): the .db branch INSERTs and commits, then returns before the text export',
-      code: `
-        class BukuDb:
-            def get_rec_all(self):
-                self.cur.execute('SELECT * FROM bookmarks')
-                return self.cur.fetchall()
-
-            def exportdb(self, filepath):
-                count = 0
-                resultset = self.get_rec_all()
-                if not resultset:
-                    return False
-                if filepath.endswith('.db'):
-                    outdb = BukuDb(dbfile=filepath)
-                    for row in resultset:
-                        outdb.cur.execute('INSERT INTO bookmarks(URL) VALUES (?)', (row[1],))
-                    outdb.conn.commit()
-                    return True
-                with open(filepath, mode='w', encoding='utf-8') as outfp:
-                    res = {}
-                    if filepath.endswith('.md'):
-                        res = convert_bookmark_set(resultset, 'markdown')
-                        outfp.write(res['data'])
-                    else:
-                        res = convert_bookmark_set(resultset, 'html')
-                        outfp.write(res['data'])
-      `,
+      code: bukuExportdb('self, filepath', ['resultset = self.get_rec_all()', 'if not resultset:', '    return False']),
     },
     {
       name: 'a report of fetched rows written straight to its final path: the rows stay in the database, a re-run rewrites it',
@@ -397,33 +400,7 @@ testRule(inPlaceFileRewrite, {
     },
     {
       name: 'buku 4.7 BukuDb.exportdb as it is: resultset is a parameter, filled from the database only when the caller passes none (a caller\'s value may be anything)',
-      code: `
-        class BukuDb:
-            def get_rec_all(self):
-                self.cur.execute('SELECT * FROM bookmarks')
-                return self.cur.fetchall()
-
-            def exportdb(self, filepath, resultset=None):
-                count = 0
-                if not resultset:
-                    resultset = self.get_rec_all()
-                    if not resultset:
-                        return False
-                if filepath.endswith('.db'):
-                    outdb = BukuDb(dbfile=filepath)
-                    for row in resultset:
-                        outdb.cur.execute('INSERT INTO bookmarks(URL) VALUES (?)', (row[1],))
-                    outdb.conn.commit()
-                    return True
-                with open(filepath, mode='w', encoding='utf-8') as outfp:
-                    res = {}
-                    if filepath.endswith('.md'):
-                        res = convert_bookmark_set(resultset, 'markdown')
-                        outfp.write(res['data'])
-                    else:
-                        res = convert_bookmark_set(resultset, 'html')
-                        outfp.write(res['data'])
-      `,
+      code: bukuExportdb('self, filepath, resultset=None', ['if not resultset:', '    resultset = self.get_rec_all()', '    if not resultset:', '        return False']),
       errors: [{ messageId: 'truncatesInPlace', line: 18 }],
     },
     {
