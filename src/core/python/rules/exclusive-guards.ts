@@ -25,9 +25,14 @@ export function exclusiveGuards(a: SyntaxNode, b: SyntaxNode, fnNode: SyntaxNode
  */
 export function parameterNames(fnNode: SyntaxNode): Set<string> {
   const names = new Set<string>();
-  for (const param of fnNode.childForFieldName('parameters')?.namedChildren ?? []) {
-    const name = param.type === 'identifier' ? param : (param.childForFieldName('name') ?? param.namedChildren.find((c) => c.type === 'identifier'));
-    if (name?.type === 'identifier') names.add(name.text);
+  for (const parameter of fnNode.childForFieldName('parameters')?.namedChildren ?? []) {
+    const name =
+      parameter.type === 'identifier'
+        ? parameter
+        : (parameter.childForFieldName('name') ?? parameter.namedChildren.find((child) => child.type === 'identifier' || child.type.endsWith('_pattern')));
+    // `*args: T` is a typed parameter around a splat pattern: the name is one level further in.
+    const identifier = name?.type === 'identifier' ? name : name?.namedChildren.find((child) => child.type === 'identifier');
+    if (identifier) names.add(identifier.text);
   }
   return names;
 }

@@ -5,6 +5,7 @@
 // mutators below). data-origin.ts asks where a written value came from through it.
 import type { SyntaxNode } from '../model.ts';
 import { callParts, walkFunctionBody } from '../body-walk.ts';
+import { parameterNames } from './exclusive-guards.ts';
 
 export interface NameBindings {
   /** The function's parameters. */
@@ -113,19 +114,6 @@ function rootName(node: SyntaxNode): string | undefined {
     current = current.type === 'subscript' ? current.childForFieldName('value') : current.childForFieldName('object');
   }
   return current?.type === 'identifier' ? current.text : undefined;
-}
-
-function parameterNames(fnNode: SyntaxNode): Set<string> {
-  const names = new Set<string>();
-  for (const parameter of fnNode.childForFieldName('parameters')?.namedChildren ?? []) {
-    const name =
-      parameter.type === 'identifier'
-        ? parameter
-        : (parameter.childForFieldName('name') ?? parameter.namedChildren.find((child) => child.type === 'identifier' || child.type.endsWith('_pattern')));
-    const identifier = name?.type === 'identifier' ? name : name?.namedChildren.find((child) => child.type === 'identifier');
-    if (identifier) names.add(identifier.text);
-  }
-  return names;
 }
 
 function importedNames(node: SyntaxNode): string[] {

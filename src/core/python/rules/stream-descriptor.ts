@@ -5,7 +5,8 @@
 // (`r, w = os.pipe()`, or `fds = os.pipe()` then `fds[1]`), and `sock.fileno()` of a
 // name last bound from socket.socket/create_connection/fromfd/socketpair or `.accept()`.
 // The name must be bound nowhere else in the function (no other assignment, for,
-// with ... as, augmented assignment, walrus or parameter of that name).
+// with ... as, augmented assignment, walrus, del, global or parameter of that name:
+// exclusive-guards.ts binds, the one reading of "binds" the rules share).
 // Partial: descriptors passed in as parameters or kept on `self` are not recognised
 // (they stay reported).
 import type { SyntaxNode } from '../model.ts';
@@ -13,6 +14,8 @@ import { callParts } from '../body-walk.ts';
 import { localAssignmentBefore } from '../local-assignments.ts';
 import { localTupleSource } from '../tuple-binding.ts';
 import { unparenthesized } from './syntax.ts';
+import { binds, parameterNames } from './exclusive-guards.ts';
+import { enclosingFunctionNode } from '../functions.ts';
 
 const PIPE_MAKERS = new Set(['os.pipe', 'os.pipe2', 'os.openpty', 'pty.openpty']);
 const SOCKET_MAKERS = /^(socket\.)?(socket|create_connection|create_server|fromfd|socketpair)$/;
@@ -76,27 +79,12 @@ function lastBinding(use: SyntaxNode): Binding | undefined {
   return plain ? { node: plain, tuple: false, position: 0 } : undefined;
 }
 
-const BINDING_TARGETS: Record<string, string> = {
-  assignment: 'left',
-  augmented_assignment: 'left',
-  for_statement: 'left',
-  for_in_clause: 'left',
-  as_pattern: 'alias',
-  named_expression: 'name',
-};
-
 /** How many places of the enclosing function bind the name `use` reads (a parameter counts as one). */
 function bindingSites(use: SyntaxNode): number {
-  let fn: SyntaxNode | null = use.parent;
-  while (fn && fn.type !== 'function_definition') fn = fn.parent;
-  if (!fn) return 0;
+  const fn = enclosingFunctionNode(use);
+  const body = fn?.childForFieldName('body');
+  if (!fn || !body) return 0;
   const name = use.text;
-  const parameters = fn.childForFieldName('parameters');
-  let count = parameters?.descendantsOfType('identifier').some((node) => node.text === name) ? 1 : 0;
-  for (const node of fn.descendantsOfType(Object.keys(BINDING_TARGETS))) {
-    const target = node.childForFieldName(BINDING_TARGETS[node.type]!);
-    if (target && (target.text === name || target.descendantsOfType('identifier').some((identifier) => identifier.text === name))) count++;
-  }
-  return count;
+  const bindings = body.descendantsOfType('identifier').filter((identifier) => identifier.text === name && binds(identifier)).length;
+  return bindings + (parameterNames(fn).has(name) ? 1 : 0);
 }
-
