@@ -32,8 +32,8 @@ export const permissionsAfterCreate = defineRule({
     if (!context.module.source.includes('chmod') || !fnNode.text.includes('chmod')) return {};
     return {
       'function:exit'() {
-        const chmods = narrowingChmods(fnNode);
-        if (chmods.length === 0 || setsUmask(fnNode)) return;
+        const { chmods, umask } = chmodCalls(fnNode);
+        if (chmods.length === 0 || umask) return;
         for (const effect of context.effects) {
           if (effect.kind !== 'file-write' || effect.via) continue;
           const created = createdPath(effect);
@@ -60,16 +60,19 @@ interface NarrowingChmod {
   mode: string;
 }
 
-/** `os.chmod(p, 0o600)` and `p.chmod(0o600)` in the function's own body whose mode leaves group and others nothing. */
-function narrowingChmods(fnNode: SyntaxNode): NarrowingChmod[] {
-  const found: NarrowingChmod[] = [];
+/** In one walk of the function's own body: `os.chmod(p, 0o600)` and `p.chmod(0o600)` whose mode leaves group and others nothing, and whether it calls `os.umask`. */
+function chmodCalls(fnNode: SyntaxNode): { chmods: NarrowingChmod[]; umask: boolean } {
+  const chmods: NarrowingChmod[] = [];
+  // `os.umask(...)` anywhere in the function: the creation mode is then the function's own choice.
+  let umask = false;
   walkFunctionBody(fnNode, (node) => {
     if (node.type !== 'call') return;
     const call = callParts(node);
+    if (call.callee === 'os.umask') umask = true;
     const [path, mode] = call.callee === 'os.chmod' ? [call.positional[0], call.positional[1] ?? call.keywords.get('mode')] : call.method === 'chmod' && call.receiver && call.callee !== 'os.chmod' ? [call.receiver, call.positional[0] ?? call.keywords.get('mode')] : [];
-    if (path && mode && ownerOnly(mode, 0)) found.push({ node, path: compactText(path), mode: mode.text });
+    if (path && mode && ownerOnly(mode, 0)) chmods.push({ node, path: compactText(path), mode: mode.text });
   });
-  return found;
+  return { chmods, umask };
 }
 
 /** An octal or decimal literal with no group/other bit, `stat.S_IRUSR | stat.S_IWUSR`, or a local name bound to either. */
@@ -99,13 +102,4 @@ function createdPath(effect: Effect): SyntaxNode | undefined {
   if (effect.mode === undefined || !/[wax]/.test(effect.mode)) return undefined;
   if (PATH_OPENERS.has(call.callee)) return call.positional[0];
   return call.method === 'open' && !call.callee.startsWith('os.') ? call.receiver : undefined;
-}
-
-/** `os.umask(...)` anywhere in the function: the creation mode is then the function's own choice. */
-function setsUmask(fnNode: SyntaxNode): boolean {
-  let found = false;
-  walkFunctionBody(fnNode, (node) => {
-    if (node.type === 'call' && callParts(node).callee === 'os.umask') found = true;
-  });
-  return found;
 }
