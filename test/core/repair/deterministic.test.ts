@@ -89,9 +89,11 @@ describe('deterministic repairs', () => {
   });
 
   it('rewrites a file through a temporary file, fsync and os.replace, importing os', () => {
-    const out = repair(['import json', '', '', 'def save(path, data):', '    with open(path, "w") as f:', '        json.dump(data, f)', ''].join('\n'), 'save')!;
+    // load() reads the file back: it is state, not output (read-back.ts).
+    const load = ['', '', 'def load(path):', '    with open(path) as f:', '        return json.load(f)', ''];
+    const out = repair(['import json', '', '', 'def save(path, data):', '    with open(path, "w") as f:', '        json.dump(data, f)', ...load].join('\n'), 'save')!;
     expect(out.source).toBe(
-      ['import json', 'import os', '', '', 'def save(path, data):', '    tmp_path = f"{path}.tmp"', '    with open(tmp_path, "w") as f:', '        json.dump(data, f)', '        f.flush()', '        os.fsync(f.fileno())', '    os.replace(tmp_path, path)', ''].join('\n'),
+      ['import json', 'import os', '', '', 'def save(path, data):', '    tmp_path = f"{path}.tmp"', '    with open(tmp_path, "w") as f:', '        json.dump(data, f)', '        f.flush()', '        os.fsync(f.fileno())', '    os.replace(tmp_path, path)', ...load].join('\n'),
     );
   });
 

@@ -1,7 +1,7 @@
 import type { Effect, SyntaxNode } from '../model.ts';
 import { callParts, walkFunctionBody } from '../body-walk.ts';
 import { defineRule } from './rule.ts';
-import { compactText, isTemporaryPath, mutuallyExclusive, shortText } from './syntax.ts';
+import { compactText, enclosingLoop, isTemporaryPath, mutuallyExclusive, shortText } from './syntax.ts';
 import { PATH_OPENERS, readsPath } from './file-reads.ts';
 import { rebuiltFromIntactSource } from './rebuilt-from-source.ts';
 import { exportOfDatabaseReads } from './database-export.ts';
@@ -9,6 +9,29 @@ import { targetKnownAbsent } from './absent-target-guard.ts';
 import { isStreamDescriptor } from './stream-descriptor.ts';
 import { keptAsideBefore } from './kept-aside.ts';
 import { writesIntoFreshDirectory } from './fresh-directory.ts';
+import { readBackInModule, type ReadBack } from './read-back.ts';
+import { namedByRecord } from './named-by-record.ts';
+import { smallFixedRecord } from './fixed-record.ts';
+
+/** Who meets the torn file: what made read-back.ts count it as state. */
+const READER_WORDS: Readonly<Record<ReadBack['how'], (line: number) => string>> = {
+  read: (line) => `the read of it at line ${line}`,
+  listed: (line) => `the listing of its folder at line ${line}`,
+  readFrom: (line) => `the read of the files in its folder at line ${line}`,
+  renamed: (line) => `whatever reads the file that line ${line} renames over it`,
+  recorded: (line) => `the database row that names it (line ${line})`,
+  queried: (line) => `the database row it is named by (line ${line})`,
+  checked: (line) => `the existence test at line ${line} (a torn file passes it)`,
+  unique: (line) => `whatever lists its folder for it (its name is made unique at line ${line})`,
+};
+
+function readerWords(reader: ReadBack): string {
+  if (reader.elsewhere) return `${READER_WORDS[reader.how](reader.line)} of ${reader.elsewhere}`;
+  // Only a parameter's name links the two: say which, so the reader of the message can judge.
+  const { parameter } = reader;
+  if (parameter) return `${parameter.fn}() at line ${reader.line}, which reads ${parameter.name ? `a file passed as ${parameter.name}` : 'the file passed to it'}`;
+  return READER_WORDS[reader.how](reader.line);
+}
 
 /** `module.open(...)`: not a Path's own open(). */
 const MODULE_OPEN = /^(os|io|codecs|builtins|gzip|bz2|lzma|tarfile|zipfile|dbm|shelve|webbrowser|tokenize)\./;
@@ -25,7 +48,7 @@ export const inPlaceFileRewrite = defineRule({
       rewritesReadFileKeptAside:
         '{{path}} is read and then rewritten in place ({{how}}) after its old contents were put aside as {{aside}} (line {{asideLine}}): a crash mid-write leaves it missing, empty or torn for the next read, the old contents only under the other name',
       updatedInPlace: '{{path}} is opened \'{{mode}}\' and changed in place: a crash mid-write leaves it part old, part new',
-      truncatesInPlace: '{{path}} is truncated and written in place ({{how}}): a crash mid-write leaves it empty or torn',
+      truncatesInPlace: '{{path}} is truncated and written in place ({{how}}): a crash mid-write leaves it empty or torn for {{reader}}',
       rewrittenFromStart:
         '{{path}} is rewritten from its start through a file kept open (seek(0), then write()): a crash mid-write leaves it part new, part old or cut short',
       // Not "no file at all": the new contents are still under the rename's source.
@@ -69,7 +92,7 @@ export const inPlaceFileRewrite = defineRule({
           const kept = target.rewound ? undefined : keptAsideBefore(target.path, effect, fnNode, context.effects);
           const data = { path: shortText(target.path.text), how: target.how, mode: target.mode };
           if (target.rewound) {
-            context.report({ node: effect.node, messageId: 'rewrittenFromStart', data });
+            if (!smallFixedRecord(effect.node, fnNode, context.module)) context.report({ node: effect.node, messageId: 'rewrittenFromStart', data });
           } else if (target.mode.includes('+') && !target.mode.includes('w')) {
             // 'r+' is also how a file is opened to lock it: only a write through it changes anything.
             if (writesThrough(effect.node, fnNode)) context.report({ node: effect.node, messageId: 'updatedInPlace', data });
@@ -82,7 +105,9 @@ export const inPlaceFileRewrite = defineRule({
               context.report({ node: effect.node, messageId: 'rewritesReadFile', data });
             }
           } else if (!kept) {
-            context.report({ node: effect.node, messageId: 'truncatesInPlace', data });
+            // Output nothing here reads back (a report, an export, a pid file) is left alone (read-back.ts).
+            const reader = readBackInModule(target.path, context.module) ?? namedByRecord(target.path, fnNode, context.effects);
+            if (reader) context.report({ node: effect.node, messageId: 'truncatesInPlace', data: { ...data, reader: readerWords(reader) } });
           }
         }
       },
@@ -173,7 +198,10 @@ function writesThrough(openCall: SyntaxNode, fnNode: SyntaxNode): boolean {
   walkFunctionBody(fnNode, (node) => {
     if (written || node.type !== 'call') return;
     const call = callParts(node);
-    written = WRITE_METHODS.has(call.method) && call.receiver !== undefined && compactText(call.receiver) === name;
+    // A write on the other arm of the open's `if` goes to another file opened there (queuelib's LifoDiskQueue.__init__).
+    // Unless a loop carries the handle from one pass to the next (opened under `if f is None:`, written in the else).
+    const otherArm = !enclosingLoop(openCall, fnNode) && mutuallyExclusive(openCall, node, fnNode);
+    written = WRITE_METHODS.has(call.method) && call.receiver !== undefined && compactText(call.receiver) === name && !otherArm;
   });
   return written;
 }

@@ -1,6 +1,30 @@
 import { inPlaceFileRewrite } from '../../../../src/core/python/rules/in-place-file-rewrite.ts';
 import { describe, expect, it } from 'vitest';
-import { lint, testRule } from './rule-tester.ts';
+import { dedent, lint, testRule, type InvalidCase } from './rule-tester.ts';
+import { analyzeModule } from '../../../../src/core/python/analyze.ts';
+import { buildRepoIndex } from '../../../../src/core/python/callgraph.ts';
+import { parseModule } from '../../../../src/core/python/parse.ts';
+
+/**
+ * What the module reads its files back with, appended to a snippet: the snippet's target is then state
+ * the module reads back, as joblib's load or huey's dequeue beside their writers, not output nothing
+ * reads (read-back.ts). Appended after the snippet, so its lines keep their numbers.
+ */
+const LOADER = `
+def load(path, dest, filepath, root):
+    os.listdir(root)
+    return open(path).read(), open(dest).read(), open(filepath).read()
+`;
+
+function readsBack(cases: readonly (InvalidCase & { loader?: string })[]): InvalidCase[] {
+  return cases.map(({ loader = LOADER, ...testCase }) => {
+    // '': the case brings its own reader, or is about which readers count.
+    if (loader === '') return testCase;
+    const indent = /^\n?( *)\S/m.exec(testCase.code)?.[1] ?? '';
+    const lines = loader.replace(/^\n/, '').split('\n').map((line) => (line ? indent + line : line));
+    return { ...testCase, code: `${testCase.code.replace(/\s*$/, '')}\n\n${lines.join('\n')}` };
+  });
+}
 
 /** buku 4.7's BukuDb.exportdb (2215-2242): `fill` gets `resultset` before the .db branch and the text export. */
 function bukuExportdb(signature: string, fill: string[]): string {
@@ -385,8 +409,497 @@ testRule(inPlaceFileRewrite, {
             out.write_text("\\n".join(lines))
       `,
     },
+    {
+      name: 'coverage 6.5 render_report: the report goes to the path the caller names, and nothing in the module reads it back (output)',
+      code: `
+        def render_report(output_path, reporter, morfs, msgfn):
+            file_to_close = None
+            if output_path == "-":
+                outfile = sys.stdout
+            else:
+                outfile = open(output_path, "w", encoding="utf-8")
+                file_to_close = outfile
+            try:
+                return reporter.report(morfs, outfile=outfile)
+            finally:
+                if file_to_close is not None:
+                    file_to_close.close()
+      `,
+    },
+    {
+      name: "rq 1.13 worker --pid: the process id written for outside tools, never read here (output)",
+      code: `
+        def worker(cli_config, pid, **options):
+            if pid:
+                with open(os.path.expanduser(pid), "w") as fp:
+                    fp.write(str(os.getpid()))
+      `,
+    },
+    {
+      name: 'sqlobject 3.10 export_csv_zip: zipfile.ZipFile(file, mode="w") writes the zip, it does not read it back',
+      code: `
+        def export_csv_zip(soClasses, file=None, zip=None):
+            close_file_when_finished = False
+            if file is None:
+                file = io.BytesIO()
+            elif isinstance(file, str):
+                file = open(file, 'wb')
+                close_file_when_finished = True
+            zip = zipfile.ZipFile(file, mode='w')
+            zip.writestr('data.csv', export_csv(soClasses))
+            zip.close()
+      `,
+    },
+    {
+      name: 'coverage 6.5 write_html: a parameter of the same name read elsewhere only through another path (read_data opens data_filename(fname))',
+      code: `
+        def data_filename(fname):
+            return os.path.join(STATIC_PATH, fname)
+
+        def read_data(fname):
+            with open(data_filename(fname)) as data_file:
+                return data_file.read()
+
+        def write_html(fname, html):
+            html = re.sub(r"(\\A\\s+)|(\\s+$)", "", html, flags=re.MULTILINE) + "\\n"
+            with open(fname, "wb") as fout:
+                fout.write(html.encode('ascii', 'xmlcharrefreplace'))
+      `,
+    },
+    {
+      name: 'coverage 6.5 make_local_static_report_files: the folder is listed only to see whether it is empty, so its .gitignore is not read back',
+      code: `
+        class HtmlReporter:
+            def make_directory(self):
+                self.directory_was_empty = not os.listdir(self.directory)
+
+            def make_local_static_report_files(self):
+                if self.directory_was_empty:
+                    with open(os.path.join(self.directory, ".gitignore"), "w") as fgi:
+                        fgi.write("# Created by coverage.py\\n*\\n")
+      `,
+    },
+    {
+      name: 'a local of another function spelled the same is another file (huey 2.4: SqliteStorage reads self.filename, FileStorage writes its own filename)',
+      code: `
+        class SqliteStorage:
+            def __init__(self, filename):
+                self.filename = filename
+
+            def _create_connection(self):
+                return sqlite3.connect(self.filename)
+
+        class ReportWriter:
+            def write(self, folder, text):
+                filename = os.path.join(folder, 'report.txt')
+                with open(filename, 'w') as fh:
+                    fh.write(text)
+      `,
+    },
+    {
+      name: 'coverage 6.5 html: status.json read back from the report folder does not make the .gitignore beside it state',
+      code: `
+        class HtmlReporter:
+            STATUS_FILE = "status.json"
+
+            def read(self):
+                status_file = os.path.join(self.directory, self.STATUS_FILE)
+                with open(status_file) as fstatus:
+                    return json.load(fstatus)
+
+            def make_local_static_report_files(self):
+                with open(os.path.join(self.directory, ".gitignore"), "w") as fgi:
+                    fgi.write("# Created by coverage.py\\n*\\n")
+      `,
+    },
+    {
+      name: 'a report named by the time it was made, nothing here reading it back: a name a person may pick, output',
+      code: `
+        def write_report(folder, html):
+            name = os.path.join(folder, 'report-%s.html' % time.strftime('%Y%m%d-%H%M%S'))
+            with open(name, 'w') as out:
+                out.write(html)
+      `,
+    },
+    {
+      name: 'queuelib 1.6 LifoDiskQueue.__init__: the rb+ handle is only read; the write is on the other arm of the if, through a new wb+ handle',
+      code: `
+        class LifoDiskQueue:
+            def __init__(self, path):
+                self.path = path
+                if os.path.exists(path):
+                    self.f = open(path, "rb+")
+                    qsize = self.f.read(4)
+                    self.f.seek(0, os.SEEK_END)
+                else:
+                    self.f = open(path, "xb+")
+                    self.f.write(struct.pack(">L", 0))
+      `,
+    },
+    {
+      name: 'radicale 3.1 _upload_all_nonatomic: an existence test that only picks a free name (a helper\'s return value) does not make the file state',
+      code: `
+        class CollectionPartUpload:
+            def _upload_all_nonatomic(self, items):
+                def is_free(href):
+                    return not os.path.lexists(os.path.join(self._filesystem_path, href))
+
+                for item in items:
+                    href = next(h for h in candidates(item) if is_free(h))
+                    with open(os.path.join(self._filesystem_path, href), "w") as f:
+                        f.write(item.serialize())
+      `,
+    },
+    {
+      name: 'queuelib 1.6 LifoDiskQueue.close: one 4-byte struct record rewritten at the start, nothing else written through the handle',
+      code: `
+        class LifoDiskQueue:
+            SIZE_FORMAT = ">L"
+
+            def close(self):
+                if self.size:
+                    self.f.seek(0)
+                    self.f.write(struct.pack(self.SIZE_FORMAT, self.size))
+                    self.f.close()
+                else:
+                    os.remove(self.path)
+      `,
+    },
+    {
+      name: "a socket's connect(path) reads no file: the report written to that name is still output",
+      code: `
+        def notify(path):
+            s = socket.socket(socket.AF_UNIX)
+            s.connect(path)
+
+        def write_report(path, text):
+            with open(path, 'w') as f:
+                f.write(text)
+      `,
+    },
   ],
-  invalid: [
+  invalid: readsBack([
+    {
+      name: 'load_state(filename) and save_state(state, path): a pair by name, whatever the parameters are called',
+      loader: '',
+      code: `
+        def load_state(filename):
+            with open(filename) as f:
+                return json.load(f)
+
+        def save_state(state, path):
+            with open(path, 'w') as f:
+                json.dump(state, f)
+      `,
+      errors: [{ messageId: 'truncatesInPlace', line: 6 }],
+    },
+    {
+      name: "shutil.copyfile(self.path, 'backup.json') reads self.path: a second argument is a mode only for open",
+      loader: '',
+      code: `
+        class Store:
+            def backup(self):
+                shutil.copyfile(self.path, 'backup.json')
+
+            def save(self, text):
+                with open(self.path, 'w') as f:
+                    f.write(text)
+      `,
+      errors: [{ messageId: 'truncatesInPlace', line: 6 }],
+    },
+    {
+      name: 'the same path helper called with another argument name: self._path(k) read, self._path(key) written',
+      loader: '',
+      code: `
+        class Cache:
+            def get(self, k):
+                with open(self._path(k), 'rb') as f:
+                    return f.read()
+
+            def set(self, key, data):
+                with open(self._path(key), 'wb') as f:
+                    f.write(data)
+
+            def _path(self, key):
+                return os.path.join(self.root, key)
+      `,
+      errors: [{ messageId: 'truncatesInPlace', line: 7 }],
+    },
+    {
+      name: "one file spelled two ways: self.state_file = os.path.join(root, 'state.json') read, os.path.join(self.root, 'state.json') written",
+      loader: '',
+      code: `
+        class Runner:
+            def __init__(self, root):
+                self.root = root
+                self.state_file = os.path.join(root, 'state.json')
+
+            def load(self):
+                with open(self.state_file) as f:
+                    return json.load(f)
+
+            def save(self, state):
+                with open(os.path.join(self.root, 'state.json'), 'w') as f:
+                    json.dump(state, f)
+      `,
+      errors: [{ messageId: 'truncatesInPlace', line: 11 }],
+    },
+    {
+      name: 'either arm of a conditional expression may be the file the module reads',
+      loader: '',
+      code: `
+        class Store:
+            def load(self):
+                return open(self.path).read()
+
+            def save(self, text, target=None):
+                out = target if target else self.path
+                with open(out, 'w') as f:
+                    f.write(text)
+      `,
+      errors: [{ messageId: 'truncatesInPlace', line: 7 }],
+    },
+    {
+      name: 'a fixed record, then a helper of self that may write the rest of the file through the handle',
+      loader: '',
+      code: `
+        class Queue:
+            def close(self, items):
+                self.f.seek(0)
+                self.f.write(struct.pack(">L", len(items)))
+                self._write_items(items)
+      `,
+      errors: [{ messageId: 'rewrittenFromStart', line: 4 }],
+    },
+    {
+      name: 'an r+ handle carried from one pass of a loop to the next: opened under if f is None, written in the else',
+      loader: '',
+      code: `
+        def fill(path, parts):
+            f = None
+            for part in parts:
+                if f is None:
+                    f = open(path, 'r+')
+                else:
+                    f.write(part)
+      `,
+      errors: [{ messageId: 'updatedInPlace', line: 5 }],
+    },
+    {
+      name: 'a struct header rewritten at the start, then the body written after it through the same handle',
+      loader: '',
+      code: `
+        class Store:
+            def flush(self, body):
+                self.f.seek(0)
+                self.f.write(struct.pack(">L", len(body)))
+                self.f.write(body)
+      `,
+      errors: [
+        { messageId: 'rewrittenFromStart', line: 4 },
+        { messageId: 'rewrittenFromStart', line: 5 },
+      ],
+    },
+    {
+      name: 'a struct record in the native byte order (no prefix, size not fixed here) or too large to land whole',
+      loader: '',
+      code: `
+        class Store:
+            def mark(self, n):
+                self.f.seek(0)
+                self.f.write(struct.pack("L", n))
+
+            def fill(self, blob):
+                self.g.seek(0)
+                self.g.write(struct.pack(">4096s", blob))
+      `,
+      errors: [
+        { messageId: 'rewrittenFromStart', line: 4 },
+        { messageId: 'rewrittenFromStart', line: 8 },
+      ],
+    },
+    {
+      name: 'pooch 1.6 Decompress.__call__: the work is skipped when the output exists, so a torn one passes for finished',
+      loader: '',
+      code: `
+        class Decompress:
+            def __call__(self, fname, action, pooch):
+                decompressed = fname + ".decomp"
+                if action in ("update", "download") or not os.path.exists(decompressed):
+                    with open(decompressed, "w+b") as output:
+                        with gzip.open(fname) as compressed:
+                            shutil.copyfileobj(compressed, output)
+                return decompressed
+      `,
+      errors: [{ messageId: 'truncatesInPlace', line: 5 }],
+    },
+    {
+      name: 'queuelib near-miss: a write through the rb+ handle in its own arm changes the file in place',
+      loader: '',
+      code: `
+        class LifoDiskQueue:
+            def __init__(self, path):
+                if os.path.exists(path):
+                    self.f = open(path, "rb+")
+                    self.f.write(struct.pack(">L", 0))
+                else:
+                    self.f = open(path, "xb+")
+      `,
+      errors: [{ messageId: 'updatedInPlace', line: 4 }],
+    },
+    {
+      name: 'kombu 5.2 filesystem Channel._put: a message file named with uuid4 for consumers that list another attribute\'s folder',
+      loader: '',
+      code: `
+        class Channel:
+            def _put(self, queue, payload):
+                filename = '{}_{}.{}.msg'.format(int(round(monotonic() * 1000)), uuid.uuid4(), queue)
+                filename = os.path.join(self.data_folder_out, filename)
+                f = open(filename, 'wb')
+                f.write(str_to_bytes(dumps(payload)))
+                f.close()
+      `,
+      errors: [{ messageId: 'truncatesInPlace', line: 5 }],
+    },
+    {
+      name: 'huey 2.4 FileStorage.enqueue: files of the queue folder read by enqueued_items, the folder listed through a helper',
+      loader: '',
+      code: `
+        class FileStorage:
+            def enqueue(self, data):
+                filename = os.path.join(self.queue_path, '%012x' % int(time.time() * 1000))
+                with open(filename, 'wb') as fh:
+                    fh.write(data)
+
+            def enqueued_items(self):
+                accum = []
+                for filename in self._get_sorted_filenames(self.queue_path):
+                    with open(os.path.join(self.queue_path, filename), 'rb') as fh:
+                        accum.append(fh.read())
+                return accum
+      `,
+      errors: [{ messageId: 'truncatesInPlace', line: 4 }],
+    },
+    {
+      name: 'joblib 1.2 dump and load: the same parameter name, read back by the module\'s loader',
+      loader: '',
+      code: `
+        def dump(value, filename, compress=0):
+            with open(filename, 'wb') as f:
+                NumpyPickler(f).dump(value)
+
+        def load(filename, mmap_mode=None):
+            with open(filename, 'rb') as f:
+                return NumpyUnpickler(filename, f).load()
+      `,
+      errors: [{ messageId: 'truncatesInPlace', line: 2 }],
+    },
+    {
+      name: 'configobj 5.0 write: self.filename is the infile _load opened, through self.filename = infile',
+      loader: '',
+      code: `
+        class ConfigObj:
+            def _load(self, infile):
+                if isinstance(infile, str):
+                    self.filename = infile
+                    with open(infile, 'rb') as h:
+                        self._parse(h.readlines())
+
+            def write(self):
+                with open(self.filename, 'wb') as h:
+                    h.write(self._render())
+      `,
+      errors: [{ messageId: 'truncatesInPlace', line: 9 }],
+    },
+    {
+      name: 'keyrings.alt 4.2: the keyring file parsed by config.read(self.file_path) elsewhere in the class',
+      loader: '',
+      code: `
+        class Keyring:
+            def get_password(self, service):
+                config = configparser.RawConfigParser()
+                config.read(self.file_path)
+                return config.get(service, 'password')
+
+            def _write_config_value(self, config):
+                with open(self.file_path, 'w') as config_file:
+                    config.write(config_file)
+      `,
+      errors: [{ messageId: 'truncatesInPlace', line: 8 }],
+    },
+    {
+      name: 'pickleshare 0.7 __setitem__: a local built as self.root / key, read back through the same expression',
+      loader: '',
+      code: `
+        class PickleShareDB:
+            def __getitem__(self, key):
+                fil = self.root / key
+                with fil.open('rb') as f:
+                    return pickle.loads(f.read())
+
+            def __setitem__(self, key, value):
+                fil = self.root / key
+                with fil.open('wb') as f:
+                    pickle.dump(value, f)
+      `,
+      errors: [{ messageId: 'truncatesInPlace', line: 9 }],
+    },
+    {
+      name: 'huey FileStorage.enqueue: a new file in the queue folder that dequeue lists',
+      loader: '',
+      code: `
+        class FileStorage:
+            def enqueue(self, data, priority=None):
+                filename = os.path.join(self.queue_path, '%s' % time.time())
+                with open(filename, 'wb') as fh:
+                    fh.write(data)
+
+            def dequeue(self):
+                for name in sorted(os.listdir(self.queue_path)):
+                    return name
+      `,
+      errors: [{ messageId: 'truncatesInPlace', line: 4 }],
+    },
+    {
+      name: 'beaker 1.11 safe_write: the branch that writes in place beside the one that renames a temp file over the same path',
+      loader: '',
+      code: `
+        def safe_write(filepath, contents):
+            if os.name == 'posix':
+                tempname = '%s.temp' % (filepath)
+                with open(tempname, 'wb') as fh:
+                    fh.write(contents)
+                os.rename(tempname, filepath)
+            else:
+                with open(filepath, 'wb') as fh:
+                    fh.write(contents)
+      `,
+      errors: [{ messageId: 'truncatesInPlace', line: 8 }],
+    },
+    {
+      name: 'the stored name recorded by the same function (store_upload): a row names the file',
+      loader: '',
+      code: `
+        def store_upload(conn, upload_dir, upload_id, filename, data):
+            stored_as = f"{upload_id}-{os.path.basename(filename)}"
+            conn.execute("INSERT INTO uploads (upload_id, stored_as) VALUES (?, ?)", (upload_id, stored_as))
+            conn.commit()
+            with open(os.path.join(upload_dir, stored_as), "wb") as f:
+                f.write(data)
+      `,
+      errors: [{ messageId: 'truncatesInPlace', line: 5 }],
+    },
+    {
+      name: 'a cache file whose name a query returned: a row names the file',
+      loader: '',
+      code: `
+        def refresh_cache(conn, cache_dir, prices):
+            cache_file = conn.execute("SELECT value FROM meta WHERE key = 'price_cache'").fetchone()[0]
+            with open(os.path.join(cache_dir, cache_file), "w") as f:
+                json.dump(prices, f)
+      `,
+      errors: [{ messageId: 'truncatesInPlace', line: 3 }],
+    },
     {
       name: 'a pipe descriptor name rebound by a for loop: the write goes to a real file',
       code: `
@@ -396,6 +909,10 @@ testRule(inPlaceFileRewrite, {
                 with open(w, 'wb') as f:
                     f.write(data)
       `,
+      loader: `
+def load(paths):
+    return [open(p, 'rb').read() for p in paths]
+`,
       errors: [{ messageId: 'truncatesInPlace', line: 4 }],
     },
     {
@@ -463,6 +980,10 @@ testRule(inPlaceFileRewrite, {
                 f.write('#\\n')
                 f.close()
       `,
+      loader: `
+def imported(filename):
+    return open(os.path.join(os.path.dirname(filename), '__init__.py')).read()
+`,
       errors: [{ messageId: 'truncatesInPlace', line: 5 }],
     },
     {
@@ -474,6 +995,10 @@ testRule(inPlaceFileRewrite, {
                 with open(dest, "wb") as out:
                     out.write(data)
       `,
+      loader: `
+def stored(upload_dir, name):
+    return open(os.path.join(upload_dir, name), 'rb').read()
+`,
       errors: [{ messageId: 'truncatesInPlace', line: 4 }],
     },
     {
@@ -625,6 +1150,10 @@ testRule(inPlaceFileRewrite, {
             with open(path, "w") as f:
                 f.write(text)
       `,
+      loader: `
+def load(path):
+    return open(path).read(), open(path + ".bak").read()
+`,
       errors: [
         { messageId: 'truncatesInPlace', line: 2 },
         { messageId: 'truncatesInPlace', line: 4 },
@@ -639,6 +1168,10 @@ testRule(inPlaceFileRewrite, {
             mp3_path = Path(path).with_suffix(".mp3")
             mp3_path.write_bytes(data)
       `,
+      loader: `
+def play(path):
+    return Path(path).with_suffix(".mp3").read_bytes()
+`,
       errors: [{ messageId: 'truncatesInPlace', line: 5 }],
     },
     {
@@ -648,6 +1181,10 @@ testRule(inPlaceFileRewrite, {
             out = Path(path).with_suffix(".json")
             out.write_text(json.dumps(report))
       `,
+      loader: `
+def load_report(path):
+    return Path(path).with_suffix(".json").read_text()
+`,
       errors: [{ messageId: 'truncatesInPlace', line: 3 }],
     },
     {
@@ -730,6 +1267,10 @@ testRule(inPlaceFileRewrite, {
             with open(wfd, "wb") as f:
                 f.write(payload)
       `,
+      loader: `
+def receive(folder):
+    return open(os.path.join(folder, "out.bin"), "rb").read()
+`,
       errors: [{ messageId: 'truncatesInPlace', line: 5 }],
     },
     {
@@ -740,6 +1281,11 @@ testRule(inPlaceFileRewrite, {
             with open(second, "wb") as f:
                 f.write(payload)
       `,
+      loader: `
+def receive():
+    first, second = make_paths()
+    return open(second, "rb").read()
+`,
       errors: [{ messageId: 'truncatesInPlace', line: 3 }],
     },
     {
@@ -750,6 +1296,10 @@ testRule(inPlaceFileRewrite, {
             with open(handle.fileno(), "wb") as f:
                 f.write(payload)
       `,
+      loader: `
+def receive(handle):
+    return open(handle.fileno(), "rb").read()
+`,
       errors: [{ messageId: 'truncatesInPlace', line: 3 }],
     },
     {
@@ -883,6 +1433,10 @@ testRule(inPlaceFileRewrite, {
             out.mkdir(parents=True, exist_ok=True)
             (out / "report.txt").write_text(text)
       `,
+      loader: `
+def load(out):
+    return (out / "report.txt").read_text()
+`,
       errors: [{ messageId: 'truncatesInPlace', line: 3 }],
     },
     {
@@ -982,6 +1536,10 @@ testRule(inPlaceFileRewrite, {
                 with open(os.path.join(base, name), "w") as f:
                     f.write(text)
       `,
+      loader: `
+def tables(base):
+    return os.listdir(base)
+`,
       errors: [{ messageId: 'truncatesInPlace', line: 4 }],
     },
     {
@@ -1190,10 +1748,44 @@ testRule(inPlaceFileRewrite, {
       `,
       errors: [{ messageId: 'truncatesInPlace', line: 7 }],
     },
-  ],
+  ]),
 });
 
 describe('in-place-file-rewrite messages', () => {
+  it('names the reading function of a pair by name (load_state, save_state)', () => {
+    const [finding] = lint(
+      `
+        def load_state(filename):
+            with open(filename) as f:
+                return json.load(f)
+
+        def save_state(state, path):
+            with open(path, 'w') as f:
+                json.dump(state, f)
+      `,
+      [inPlaceFileRewrite],
+    );
+    expect(finding?.message).toContain('for load_state() at line 2, which reads the file passed to it');
+  });
+
+  it('names the reading function when only a parameter of the same name links it to the written file', () => {
+    const [finding] = lint(
+      `
+        def read_settings(path):
+            with open(path) as f:
+                return f.read()
+
+        def write_report(path, text):
+            with open(path, 'w') as f:
+                f.write(text)
+      `,
+      [inPlaceFileRewrite],
+    );
+    expect(finding?.message).toBe(
+      "path is truncated and written in place (open(..., 'w')): a crash mid-write leaves it empty or torn for read_settings() at line 2, which reads a file passed as path",
+    );
+  });
+
   it('removedBeforeRename says where the new contents are, not that no file is left', () => {
     const [finding] = lint(
       `
@@ -1221,5 +1813,69 @@ describe('in-place-file-rewrite messages', () => {
     );
     expect(finding?.message).toContain('put aside as path + ".bak" (line 3)');
     expect(finding?.message).not.toContain('are lost');
+  });
+});
+
+describe('in-place-file-rewrite with the repository indexed', () => {
+  /** The in-place findings of `checked` when every module is indexed together, as `crashprobe scan` of a small repository does. */
+  const findingsOf = (modules: Record<string, string>, checked: string): string[] => {
+    const parsed = Object.entries(modules).map(([file, code]) => parseModule(file, dedent(code)));
+    const target = parsed.find((module) => module.path === checked)!;
+    return analyzeModule(target, buildRepoIndex(parsed))
+      .flatMap((report) => report.findings)
+      .filter((finding) => finding.ruleId === 'in-place-file-rewrite')
+      .map((finding) => `${finding.range.startLine} ${finding.message}`);
+  };
+
+  it('counts a reader in another module that opens the same constant or the same literal file name', () => {
+    const writer = `
+        from app.config import CONFIG_PATH
+
+        def save(text):
+            with open(CONFIG_PATH, 'w') as f:
+                f.write(text)
+
+        def save_state(root, state):
+            with open(os.path.join(root, 'state.json'), 'w') as f:
+                json.dump(state, f)
+    `;
+    const reader = `
+        CONFIG_PATH = '/etc/app.ini'
+
+        def load():
+            with open(CONFIG_PATH) as f:
+                return f.read()
+
+        def resume(folder):
+            with open(os.path.join(folder, 'state.json')) as f:
+                return json.load(f)
+    `;
+    expect(findingsOf({ 'app/writer.py': writer, 'app/config.py': reader }, 'app/writer.py')).toEqual([
+      "4 CONFIG_PATH is truncated and written in place (open(..., 'w')): a crash mid-write leaves it empty or torn for the read of it at line 4 of app/config.py",
+      "8 os.path.join(root, 'state.json') is truncated and written in place (open(..., 'w')): a crash mid-write leaves it empty or torn for the read of it at line 8 of app/config.py",
+    ]);
+    // Not indexed with its repository (a lone file): nothing here reads them back.
+    expect(lint(writer, [inPlaceFileRewrite])).toEqual([]);
+  });
+
+  it('does not match a lower-case name or a file name without an extension across modules', () => {
+    const writer = `
+        from app.paths import path
+
+        def save(text):
+            with open(path, 'w') as f:
+                f.write(text)
+
+        def mark(root):
+            with open(os.path.join(root, 'LATEST'), 'w') as f:
+                f.write('1')
+    `;
+    const reader = `
+        path = '/tmp/x'
+
+        def load():
+            return open(path).read(), open(os.path.join(root, 'LATEST')).read()
+    `;
+    expect(findingsOf({ 'app/writer.py': writer, 'app/paths.py': reader }, 'app/writer.py')).toEqual([]);
   });
 });

@@ -1,0 +1,149 @@
+// What a path expression is built from, as keys two paths share when they name the same file:
+// the same expression, a parameter of the same name (joblib's dump(value, filename) and
+// load(filename)) or of a pair of functions by name (save_state, load_state), a local name's
+// value, what `self.attr` is assigned anywhere in the module (configobj's self.filename = infile),
+// either arm of a conditional, the module's own path helper, a join onto a folder with a literal
+// name; and the folders a path lies in. read-back.ts compares a write's keys with a reader's.
+import type { PyModule, SyntaxNode } from '../model.ts';
+import { callParts } from '../body-walk.ts';
+import { enclosingFunctionNode, listFunctions } from '../functions.ts';
+import { memoizePer } from '../memo.ts';
+import { attributeAssignments } from '../attribute-assignments.ts';
+import { nameBindings } from './name-bindings.ts';
+import { compactText, unparenthesized } from './syntax.ts';
+
+export const MAX_DEPTH = 4;
+
+/** A function named for saving or loading something: the verb, then what (`save_state`, `load_state`, `dump`, `load`). */
+const PAIRED_NAME = /^_*(save|write|dump|store|put|export|persist|load|read|import|restore)_?(\w*)$/;
+
+/** Calls that only normalize a path: `os.path.expanduser(p)` names the file `p` names. */
+const PATH_WRAPPERS = new Set([
+  'os.path.expanduser',
+  'os.path.abspath',
+  'os.path.realpath',
+  'os.path.normpath',
+  'os.fspath',
+  'os.fsencode',
+  'os.fsdecode',
+  'str',
+  'Path',
+  'pathlib.Path',
+  'PurePath',
+]);
+
+/** What a path expression is built from, as comparable keys. */
+export function pathKeys(path: SyntaxNode, module: PyModule, depth = 0): Set<string> {
+  const keys = new Set<string>();
+  addKeys(unparenthesized(path), module, keys, depth);
+  return keys;
+}
+
+function addKeys(node: SyntaxNode, module: PyModule, keys: Set<string>, depth: number): void {
+  const text = compactText(node);
+  if (keys.has(text) || depth > MAX_DEPTH) return;
+  const fnNode = enclosingFunctionNode(node);
+  if (node.type === 'identifier' && fnNode) {
+    const bindings = nameBindings(fnNode);
+    const { params, values, opaque } = bindings;
+    // A function's own name means nothing in another function: only a module-level name is compared as written.
+    if (!params.has(node.text) && !values.has(node.text) && !opaque.has(node.text)) keys.add(text);
+    if (params.has(node.text)) {
+      keys.add(`param:${node.text}`);
+      // save_state(state, path) and load_state(filename): a pair of functions by name, whatever their parameters are called.
+      const stem = PAIRED_NAME.exec(fnNode.childForFieldName('name')?.text ?? '')?.[2];
+      if (stem !== undefined) keys.add(`param-of:${stem}`);
+    }
+    for (const value of values.get(node.text) ?? []) addKeys(unparenthesized(value), module, keys, depth + 1);
+    return;
+  }
+  keys.add(text);
+  if (node.type === 'attribute' && node.childForFieldName('object')?.type === 'identifier') {
+    const attribute = node.childForFieldName('attribute')?.text ?? '';
+    for (const assignment of attributeAssignments(module).whole.get(attribute) ?? []) {
+      if (!assignment.augmented && assignment.position === undefined) addKeys(unparenthesized(assignment.value), module, keys, depth + 1);
+    }
+    return;
+  }
+  if (node.type === 'conditional_expression') {
+    // `target if target else self.path`: either arm may be the file.
+    for (const arm of [node.namedChildren[0], node.namedChildren[2]]) if (arm) addKeys(unparenthesized(arm), module, keys, depth + 1);
+    return;
+  }
+  const join = joined(node);
+  if (join?.name?.type === 'string') {
+    // os.path.join(self.root, 'state.json') and a name bound to os.path.join(root, 'state.json'): one file.
+    for (const folder of pathKeys(join.folder, module, depth + 1)) keys.add(`join:${folder}/${compactText(join.name)}`);
+    keys.add(fileKey(join.name));
+  }
+  if (node.type === 'string') keys.add(fileKey(node));
+  if (node.type === 'call') {
+    const call = callParts(node);
+    const [first] = call.positional;
+    if (PATH_WRAPPERS.has(call.callee) && first && call.positional.length === 1) addKeys(unparenthesized(first), module, keys, depth + 1);
+    // self._path(k) and self._path(key): the module's own path helper names the file, whatever the argument is called.
+    const helper = /^(?:(?:self|cls)\.)?(\w+)$/.exec(call.callee)?.[1];
+    if (helper && moduleFunctionNames(module).has(helper)) keys.add(`call:${helper}`);
+  }
+}
+
+/** A file named by a literal (`'state.json'`, `"/etc/app.ini"`): by its last component, comparable across modules. */
+function fileKey(literal: SyntaxNode): string {
+  const text = literal.text.replace(/^[a-zA-Z]*['"]+|['"]+$/g, '');
+  return `file:${text.slice(text.lastIndexOf('/') + 1)}`;
+}
+
+/** Keys another module's reader can share: a literal file name with an extension, or a module constant (`CONFIG_PATH`). */
+export function portable(key: string): boolean {
+  return /^file:[\w.-]+\.\w+$/.test(key) || /^[A-Z][A-Z0-9_]*$/.test(key);
+}
+
+const moduleFunctionNames = memoizePer((module: PyModule): Set<string> => new Set(listFunctions(module).map((fn) => fn.name)));
+
+/** The folder a path is joined onto and the name joined: D and N of `os.path.join(D, N)`, `D / N`, `Path(D, N)`, `D.joinpath(N)`. */
+function joined(path: SyntaxNode): { folder: SyntaxNode; name?: SyntaxNode } | undefined {
+  const node = unparenthesized(path);
+  if (node.type === 'binary_operator' && node.childForFieldName('operator')?.text === '/') {
+    const folder = node.childForFieldName('left');
+    return folder ? { folder, name: node.childForFieldName('right') ?? undefined } : undefined;
+  }
+  if (node.type !== 'call') return undefined;
+  const call = callParts(node);
+  const [first] = call.positional;
+  if ((call.callee === 'os.path.join' || call.callee === 'Path' || call.callee === 'pathlib.Path') && first && call.positional.length >= 2) return { folder: first, name: call.positional.at(-1) };
+  if (call.method === 'joinpath' && call.receiver) return { folder: call.receiver, name: call.positional.at(-1) };
+  return undefined;
+}
+
+function folderOf(path: SyntaxNode): SyntaxNode | undefined {
+  return joined(path)?.folder;
+}
+
+/** `os.path.join(D, "status.json")`, `D / self.STATUS_FILE`: one named file, not whatever the folder holds. */
+export function namesOneFile(path: SyntaxNode, depth = 0): boolean {
+  const node = unparenthesized(path);
+  const fnNode = enclosingFunctionNode(node);
+  if (node.type === 'identifier' && fnNode && depth < MAX_DEPTH) {
+    const values = nameBindings(fnNode).values.get(node.text) ?? [];
+    return values.length > 0 && values.every((value) => namesOneFile(value, depth + 1));
+  }
+  const name = joined(node)?.name;
+  if (!name) return false;
+  const last = name.type === 'attribute' ? name.childForFieldName('attribute') : name;
+  return name.type === 'string' || (last?.type === 'identifier' && /^[A-Z][A-Z0-9_]*$/.test(last.text));
+}
+
+/** The folders a path may lie in, as keys: its own folder, and the folders its name's values are joined onto. */
+export function folderKeys(path: SyntaxNode, module: PyModule): Set<string> {
+  const folders = new Set<string>();
+  const visit = (node: SyntaxNode, depth: number): void => {
+    if (depth > MAX_DEPTH) return;
+    const folder = folderOf(node);
+    if (folder) for (const key of pathKeys(folder, module)) folders.add(key);
+    const inner = unparenthesized(node);
+    const fnNode = enclosingFunctionNode(inner);
+    if (inner.type === 'identifier' && fnNode) for (const value of nameBindings(fnNode).values.get(inner.text) ?? []) visit(value, depth + 1);
+  };
+  visit(path, 0);
+  return folders;
+}

@@ -1,0 +1,197 @@
+// Is a file the module writes its state, or output? A file some code of the module reads back
+// (opens to read, loads, parses, connects to, copies, lists its folder or reads files from it,
+// renames a file over it, or skips work when an `if` finds it exists) holds state: a crash
+// mid-write loses what that reader needed. A file nothing here reads back (a report, an export,
+// a pid file) is output: a torn one costs nothing a re-run does not rewrite. Which paths name the
+// same file: path-keys.ts. Also state: a file whose name is made unique (kombu's uuid-named
+// messages). A reader in another module counts only when the scan indexed the repository with its
+// trees, and only through a literal file name or a module constant.
+// Partial: a reader in another program, or in another module linked by anything else, is not seen.
+import type { PyModule, SyntaxNode } from '../model.ts';
+import { callParts } from '../body-walk.ts';
+import { enclosingFunctionNode } from '../functions.ts';
+import { moduleFacts } from '../module-facts.ts';
+import { memoizePer } from '../memo.ts';
+import { repoIndexOf } from '../callgraph.ts';
+import { nameBindings } from './name-bindings.ts';
+import { unparenthesized } from './syntax.ts';
+import { MAX_DEPTH, folderKeys, namesOneFile, pathKeys, portable } from './path-keys.ts';
+
+/** Calls whose first argument is a path they read: open in a read mode, a loader, a parser, a copy's source, a database. */
+const READING_CALL = /^(open|read\w*|load\w*|parse|iterparse|connect|ZipFile|TarFile|copy|copy2|copyfile|copytree|cmp)$/;
+/** `connect` reads a file only as a database's: a socket's connect(path) reads nothing. */
+const FILE_CONNECTS = new Set(['sqlite3.connect', 'apsw.Connection', 'duckdb.connect', 'sqlite3.Connection', 'dbm.open', 'shelve.open']);
+const LISTING_CALLS = new Set(['os.listdir', 'os.scandir', 'os.walk', 'glob.glob', 'glob.iglob', 'listdir', 'scandir', 'glob', 'iglob']);
+const LISTING_METHODS = new Set(['iterdir', 'glob', 'rglob']);
+/** Tests of a file's existence: code that takes an existing file for a finished one (pooch's Decompress skips the work). */
+const EXISTENCE_CALLS = new Set(['os.path.exists', 'os.path.isfile', 'os.path.lexists', 'path.exists', 'path.isfile', 'exists', 'isfile']);
+const EXISTENCE_METHODS = new Set(['exists', 'is_file']);
+/** A rename's or replace's target: a file the module takes care to swap in whole is state, whatever else writes it. */
+const MOVES = new Set(['os.rename', 'os.replace', 'shutil.move', 'os.renames']);
+
+/** Why a file counts as read back, for the message: where, and how. */
+export interface ReadBack {
+  line: number;
+  /** Matched only through a parameter's name: the reader is another function's parameter of that name, maybe another file. */
+  parameter?: { name?: string; fn: string };
+  /** The module the reader is in, when it is not the writer's. */
+  elsewhere?: string;
+  /** The function the reading code is in: its name, and its node's id. */
+  fn?: string;
+  fnId?: number;
+  how: 'read' | 'listed' | 'readFrom' | 'renamed' | 'recorded' | 'queried' | 'unique' | 'checked';
+}
+
+/** Which reason a message names when several hold: a read of the file itself says the most. */
+const STRENGTH: Readonly<Record<ReadBack['how'], number>> = { read: 7, readFrom: 6, listed: 5, renamed: 4, recorded: 3, queried: 3, unique: 2, checked: 1 };
+
+interface ModuleReads {
+  /** Keys of every path a call of the module reads, or swaps in whole by a rename (state either way). */
+  read: Map<string, ReadBack>;
+  /** Keys of every folder a call of the module lists, or reads a file from. */
+  listed: Map<string, ReadBack>;
+}
+
+const moduleReads = memoizePer((module: PyModule): ModuleReads => {
+  const read = new Map<string, ReadBack>();
+  const listed = new Map<string, ReadBack>();
+  const note = (index: Map<string, ReadBack>, keys: Iterable<string>, node: SyntaxNode, how: ReadBack['how']): void => {
+    for (const key of keys) {
+      const known = index.get(key);
+      const fnNode = enclosingFunctionNode(node);
+      const fn = fnNode?.childForFieldName('name')?.text;
+      if (!known || STRENGTH[how] > STRENGTH[known.how]) index.set(key, { line: node.startPosition.row + 1, how, ...(fn && fnNode ? { fn, fnId: fnNode.id } : {}) });
+    }
+  };
+  // A file read from a folder: the module reads what is in that folder (huey's enqueued_items).
+  const noteRead = (path: SyntaxNode, node: SyntaxNode): void => {
+    note(read, pathKeys(path, module), node, 'read');
+    if (!namesOneFile(path)) note(listed, folderKeys(path, module), node, 'readFrom');
+  };
+  for (const scope of moduleFacts(module).scopes.values()) {
+    for (const { node, callee } of scope.calls) {
+      const method = callee.slice(callee.lastIndexOf('.') + 1);
+      if (MOVES.has(callee) || ((method === 'replace' || method === 'rename') && !callee.includes('.path.'))) {
+        const call = callParts(node);
+        const target = MOVES.has(callee) ? call.positional[1] : call.receiver && call.positional.length === 1 ? call.positional[0] : undefined;
+        if (target) note(read, pathKeys(target, module), node, 'renamed');
+        continue;
+      }
+      if (EXISTENCE_CALLS.has(callee) || (EXISTENCE_METHODS.has(method) && !callee.includes('.path.'))) {
+        const call = callParts(node);
+        const tested = EXISTENCE_CALLS.has(callee) ? call.positional[0] : call.positional.length === 0 ? call.receiver : undefined;
+        if (tested && decidesIf(node)) note(read, pathKeys(tested, module), node, 'checked');
+        continue;
+      }
+      if (method === 'connect' && !FILE_CONNECTS.has(callee)) continue;
+      if (!READING_CALL.test(method) && !LISTING_CALLS.has(callee) && !LISTING_METHODS.has(method) && !['read_text', 'read_bytes'].includes(method)) continue;
+      const call = callParts(node);
+      const [first] = call.positional;
+      if ((LISTING_CALLS.has(callee) || LISTING_METHODS.has(method)) && onlyTestsEmptiness(node)) continue;
+      if (LISTING_CALLS.has(callee) && first) {
+        note(listed, pathKeys(first, module), node, 'listed');
+        // glob.glob(os.path.join(D, '*.msg')) lists D.
+        note(listed, folderKeys(first, module), node, 'listed');
+      } else if (LISTING_METHODS.has(method) && call.receiver) {
+        note(listed, pathKeys(call.receiver, module), node, 'listed');
+      } else if ((method === 'read_text' || method === 'read_bytes' || (method === 'open' && call.positional.length <= 1 && !call.keywords.has('mode'))) && call.receiver && !first) {
+        noteRead(call.receiver, node);
+      } else if (first && !writingMode(call.keywords.get('mode') ?? (MODE_SECOND.has(method) ? call.positional[1] : undefined))) {
+        noteRead(first, node);
+        // Path(p).open('rb'): the receiver is the path, the argument its mode.
+        if (method === 'open' && call.receiver && call.positional.length === 1 && !writingMode(first)) noteRead(call.receiver, node);
+      }
+    }
+  }
+  return { read, listed };
+});
+
+/**
+ * The test is (part of) an `if`'s condition: the code does or skips work by it (pooch's `if ... or not
+ * os.path.exists(decompressed):`). Not a `while` picking a free name, nor a helper's return value.
+ */
+function decidesIf(test: SyntaxNode): boolean {
+  let node = test;
+  while (node.parent && ['boolean_operator', 'not_operator', 'parenthesized_expression', 'comparison_operator'].includes(node.parent.type)) node = node.parent;
+  const parent = node.parent;
+  return (parent?.type === 'if_statement' || parent?.type === 'elif_clause') && parent.childForFieldName('condition')?.id === node.id;
+}
+
+/** `if not os.listdir(d)`, `len(os.listdir(d))`: whether the folder is empty, not which files it holds. */
+function onlyTestsEmptiness(listing: SyntaxNode): boolean {
+  const parent = listing.parent;
+  if (parent?.type === 'not_operator' || parent?.type === 'if_statement' || parent?.type === 'while_statement') return true;
+  const call = parent?.type === 'argument_list' ? parent.parent : undefined;
+  return call?.type === 'call' && ['len', 'bool', 'any'].includes(call.childForFieldName('function')?.text ?? '');
+}
+
+/** Openers whose second argument is a mode: any other reading call's second argument is not (`copyfile(src, 'backup.json')`). */
+const MODE_SECOND = new Set(['open', 'ZipFile', 'TarFile']);
+
+function writingMode(mode: SyntaxNode | undefined): boolean {
+  const text = mode?.type === 'string' ? mode.text.replace(/^[a-z]*['"]+|['"]+$/gi, '') : '';
+  return /^[rwxabtU+]+$/.test(text) && /[wax]/.test(text);
+}
+
+/** Says so when the match is a parameter's name only, for the message to name the reading function. */
+function throughParameter(key: string, reason: ReadBack | undefined, writer: SyntaxNode | undefined): ReadBack | undefined {
+  if (!reason || reason.fnId === writer?.id) return reason;
+  const fn = reason.fn ?? 'another function';
+  if (key.startsWith('param:')) return { ...reason, parameter: { name: key.slice('param:'.length), fn } };
+  if (key.startsWith('param-of:')) return { ...reason, parameter: { fn } };
+  return reason;
+}
+
+/** A uuid or a secrets token in the file's name: a name no person picks, made for a program that lists the folder. */
+const UNIQUE_NAME = /^(uuid\.)?uuid[1-5]$|^secrets\.token_(hex|urlsafe|bytes)$/;
+
+function uniquelyNamed(path: SyntaxNode): SyntaxNode | undefined {
+  let unique: SyntaxNode | undefined;
+  const visit = (node: SyntaxNode, depth: number): void => {
+    if (unique || depth > MAX_DEPTH) return;
+    for (const call of node.type === 'call' ? [node, ...node.descendantsOfType('call')] : node.descendantsOfType('call')) {
+      if (UNIQUE_NAME.test(call.childForFieldName('function')?.text ?? '')) return void (unique = call);
+    }
+    const fnNode = enclosingFunctionNode(node);
+    const names = node.type === 'identifier' ? [node] : node.descendantsOfType('identifier');
+    if (fnNode) for (const name of names) for (const value of nameBindings(fnNode).values.get(name.text) ?? []) visit(value, depth + 1);
+  };
+  visit(unparenthesized(path), 0);
+  return unique;
+}
+
+/**
+ * Where the module reads back the file `path` names: by the same path, by listing its folder or
+ * reading files from it; or its name is made unique (kombu's message files, read by consumers
+ * in other processes).
+ */
+export function readBackInModule(path: SyntaxNode, module: PyModule): ReadBack | undefined {
+  const unique = uniquelyNamed(path);
+  if (unique) return { line: unique.startPosition.row + 1, how: 'unique' };
+  const reads = moduleReads(module);
+  const writer = enclosingFunctionNode(path);
+  const keys = pathKeys(path, module);
+  const found = [
+    ...[...keys].map((key) => throughParameter(key, reads.read.get(key), writer)),
+    ...[...folderKeys(path, module)].flatMap((key) => [reads.listed.get(key), reads.read.get(key)].map((reason) => throughParameter(key, reason, writer))),
+  ].filter((reason): reason is ReadBack => reason !== undefined);
+  const here = found.reduce<ReadBack | undefined>((best, reason) => (!best || STRENGTH[reason.how] > STRENGTH[best.how] ? reason : best), undefined);
+  return here ?? readBackElsewhere([...keys].filter(portable), module);
+}
+
+/**
+ * A reader in another module of the repository, when the scan indexed it with its tree: matched only
+ * by what two modules can share, a literal file name or a module constant (an imported CONFIG_PATH).
+ */
+function readBackElsewhere(keys: readonly string[], module: PyModule): ReadBack | undefined {
+  const modules = keys.length > 0 ? repoIndexOf(module)?.modules : undefined;
+  for (const other of modules?.values() ?? []) {
+    if (other === module) continue;
+    const reads = moduleReads(other);
+    for (const key of keys) {
+      const found = reads.read.get(key);
+      if (found) return { ...found, elsewhere: other.path };
+    }
+  }
+  return undefined;
+}
