@@ -169,12 +169,25 @@ export interface BuildOptions {
   releaseCalls?: boolean;
 }
 
+const indexOfModule = new WeakMap<PyModule, RepoIndex>();
+
+/**
+ * The index a parsed module was last built into (given as a PyModule, with its tree): for code handed the
+ * module alone, such as the rules, to look into the module's repository. Undefined for a lone snippet.
+ */
+export function repoIndexOf(module: PyModule): RepoIndex | undefined {
+  return indexOfModule.get(module);
+}
+
 /** Builds the index; pass PyModules to keep them for cross-file helper effects, or summaries to save memory. */
 export function buildRepoIndex(inputs: readonly (PyModule | ModuleSummary)[], options: BuildOptions = {}): RepoIndex {
   const index: RepoIndex = { summaries: new Map(), modules: new Map(), edges: [], methodsByName: new Map(), moduleByDotted: new Map() };
   for (const input of inputs) {
     const summary = 'tree' in input ? summarizeModule(input) : input;
-    if ('tree' in input) index.modules.set(input.path, input);
+    if ('tree' in input) {
+      index.modules.set(input.path, input);
+      indexOfModule.set(input, index);
+    }
     index.summaries.set(summary.path, summary);
     const parts = summary.dotted.split('.');
     // Every suffix, so `src/app/x.py` answers to `app.x` too (src layouts, scripts run from a subfolder).

@@ -2,6 +2,7 @@ import { driverOf, knownWrite, pendingWritesBefore, rerunSafeDdl, transactionFac
 import { defineRule } from './rule.ts';
 import { mutuallyExclusive } from './syntax.ts';
 import type { SyntaxNode } from '../model.ts';
+import { insideWrapperTransaction } from '../wrapper-transaction.ts';
 
 export const ddlOutsideTransaction = defineRule({
   meta: {
@@ -33,6 +34,8 @@ export const ddlOutsideTransaction = defineRule({
             // `if name not in columns: add_column(name)`: the same guard, written in Python.
             !guardedByMissingCheck(effect.node, fnNode) &&
             !facts.opens.some((open) => open.node.startIndex <= effect.node.startIndex) &&
+            // `with self.transaction():` of this module's own BEGIN ... COMMIT wrapper.
+            !insideWrapperTransaction(effect, context.fn, context.module) &&
             // After an uncommitted INSERT/UPDATE/DELETE the default mode's implicit transaction holds the DDL too.
             !pendingWritesBefore(context, effects.indexOf(effect)).some((write) => write.kind === 'db-write'),
         );

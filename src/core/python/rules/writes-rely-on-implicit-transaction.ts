@@ -3,6 +3,7 @@ import { defineRule } from './rule.ts';
 import { callParts } from '../body-walk.ts';
 import { retriesOfOneAttempt } from './retried-attempts.ts';
 import { onOwnDefaultModeConnection } from './default-mode-connection.ts';
+import { insideWrapperTransaction } from '../wrapper-transaction.ts';
 
 export const writesRelyOnImplicitTransaction = defineRule({
   meta: {
@@ -29,6 +30,8 @@ export const writesRelyOnImplicitTransaction = defineRule({
         // Writes in a `with conn:` block are with-conn-opens-no-transaction's to speak for.
         const writes = facts.dmlWrites.filter((write) => !facts.connectionBlocks.some((block) => within(block, write)));
         if (!severalWrites(writes, fnNode) || retriesOfOneAttempt(writes)) return;
+        // Every write inside `with self.transaction():` of this module's own BEGIN ... COMMIT wrapper has a transaction of its own.
+        if (writes.every((write) => insideWrapperTransaction(write, context.fn, context.module))) return;
         const first = writes[0]!;
         const connection = callParts(first.node).receiver?.text;
         const autocommit = connection !== undefined && setsAutocommitFor(connection, facts, first.node);
