@@ -6,9 +6,10 @@
 // commit-without-begin and writes-rely-on-implicit-transaction describe cannot happen. Also followed:
 // `with value as name:`, an item of a dict attribute the class alone fills (`self._dbs[ident]`), and an
 // instance of a same-module wrapper class whose called method runs on such a connection (coverage's
-// `with self._connect() as con: con.execute(...)`, SqliteDb.execute running on `self.con`). Anything not
-// traced (a parameter, another module, a global, a value the reader cannot follow) is not provable,
-// and the rules keep speaking.
+// `with self._connect() as con: con.execute(...)`, SqliteDb.execute running on `self.con`), and a
+// parameter of a private function every call of which in the module passes such a connection (coverage's
+// `_init_db(self, db)`). Anything not traced (a public function's parameter, another module, a global, a
+// value the reader cannot follow) is not provable, and the rules keep speaking.
 import type { Effect, PyFunction, PyModule, SyntaxNode } from '../model.ts';
 import type { RuleContext } from './rule.ts';
 import { callParts, type CallParts } from '../body-walk.ts';
@@ -22,6 +23,7 @@ import { moduleFacts } from '../module-facts.ts';
 import { memoizePer } from '../memo.ts';
 import { driverOf } from './facts.ts';
 import { isOwnCode, unparenthesized } from './syntax.ts';
+import { everyCallOf } from './caller-connections.ts';
 
 /** A guard against cycles (a function returning its own call): how many steps a connection is followed through; buku needs 7. */
 const MAX_DEPTH = 12;
@@ -36,8 +38,27 @@ export function onOwnDefaultModeConnection(context: Pick<RuleContext, 'module' |
   if (!parts.receiver) return false;
   // In a helper, a receiver that is the helper's parameter is the argument this function's call passes.
   const argument = site.fn !== fn ? argumentFor(parts.receiver, site.fn, effect.node, module) : undefined;
-  const traced = argument ? trace(argument, fn, module, 0) : trace(parts.receiver, site.fn, module, 0);
-  return runsOnOwnDefault(traced, parts.method, module, 1);
+  const [expression, where] = argument ? [argument, fn] : [parts.receiver, site.fn];
+  if (where === fn && isParameter(expression, fn)) return everyCallPassesOwnDefault(expression, fn, parts.method, module);
+  return runsOnOwnDefault(trace(expression, where, module, 0), parts.method, module, 1);
+}
+
+function isParameter(expression: SyntaxNode, fn: PyFunction): boolean {
+  return expression.type === 'identifier' && fn.params.includes(expression.text);
+}
+
+/**
+ * The connection is the function's own parameter: proven when the function is private and every call
+ * of it in the module passes, for that parameter, a value traced in its caller as for any other
+ * (coverage's `self._init_db(db)` inside `with self._dbs[threading.get_ident()] as db:`). One call
+ * deep: a caller passing its own parameter on is not followed to its callers, so mutual calls end here.
+ */
+function everyCallPassesOwnDefault(parameter: SyntaxNode, fn: PyFunction, method: string, module: PyModule): boolean {
+  const sites = everyCallOf(fn, module);
+  return sites !== undefined && sites.every(({ call, caller }) => {
+    const argument = argumentFor(parameter, fn, call, module);
+    return argument !== undefined && runsOnOwnDefault(trace(argument, caller, module, 0), method, module, 1);
+  });
 }
 
 /** Where the call is written: here, or in a helper of this module (its `via`). */

@@ -25,6 +25,24 @@ class BukuDb:
 ${extra}`;
 }
 
+/** A module-level private helper that writes twice and commits on its `conn` parameter; its one caller opens `conn` as `opens`. */
+function privatePlaceOrder(opens: string): string {
+  return `
+import sqlite3
+import storage
+
+def _place_order(conn, order):
+    conn.execute("INSERT INTO orders (id) VALUES (?)", (order,))
+    conn.execute("UPDATE stock SET qty = qty - 1 WHERE item = ?", (order,))
+    conn.commit()
+
+def place_order(path, order):
+    conn = ${opens}
+    _place_order(conn, order)
+    conn.close()
+`;
+}
+
 /** coverage's shape with a commit: CoverageData keeps its SqliteDb per thread; the wrapper's `commit` runs on `commits_on`. */
 function wrapperCommit(commitsOn = 'self.con'): string {
   return `
@@ -212,8 +230,20 @@ testRule(commitWithoutBegin, {
       name: 'buku\u2019s shape, opened with isolation_level="EXCLUSIVE": implicit transactions, only of another kind',
       code: bukuDb('sqlite3.connect(dbfile, isolation_level="EXCLUSIVE")'),
     },
+    {
+      name: 'a private helper committing on its parameter, whose only caller passes a default-mode sqlite3.connect(path)',
+      code: privatePlaceOrder('sqlite3.connect(path)'),
+    },
   ],
   invalid: [
+    {
+      name: 'a private helper committing on its parameter, whose only caller gets the connection from another module',
+      code: privatePlaceOrder('storage.connect(path)'),
+      errors: [
+        { messageId: 'commitWithoutBegin', line: 7 },
+        { messageId: 'commitWithoutBegin', line: 11 },
+      ],
+    },
     {
       name: 'coverage shape near miss: the wrapper commits on a connection its constructor was given',
       code: wrapperCommit('self.other'),

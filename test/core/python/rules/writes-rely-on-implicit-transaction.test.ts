@@ -102,6 +102,52 @@ ${variant.dataExtra ?? ''}`;
 /** Line of the first write in coverageShape's add_lines. */
 const COVERAGE_WRITE_LINE = 64;
 
+/**
+ * coverage 6.5's sqldata.py _read_db/_init_db pair, on coverageShape: `self._init_db(db)` inside
+ * `with self._dbs[threading.get_ident()] as db:` when the table is missing; `more` adds methods after it.
+ */
+function initDbShape(variant: { name?: string; more?: string } = {}): string {
+  const name = variant.name ?? '_init_db';
+  return coverageShape({
+    dataExtra: `
+    def _read_db(self):
+        with self._dbs[threading.get_ident()] as db:
+            try:
+                schema_version, = db.execute("select version from coverage_schema").fetchone()
+            except Exception as exc:
+                if "no such table: coverage_schema" in str(exc):
+                    self.${name}(db)
+                else:
+                    raise
+
+    def ${name}(self, db):
+        db.execute("insert into coverage_schema (version) values (?)", (7,))
+        db.execute("insert or ignore into meta (key, value) values (?, ?)", ("version", "7"))
+${variant.more ?? ''}`,
+  });
+}
+
+/** Line of the first write in initDbShape's helper. */
+const INIT_DB_WRITE_LINE = 78;
+
+/** A module-level private helper writing twice on its `conn` parameter, and its one caller opening `conn` as `opens`. */
+function privateHelper(opens: string): string {
+  return `
+import sqlite3
+import storage
+
+def _record_refund(conn, order_id, amount):
+    conn.execute("UPDATE orders SET status = 'refunded' WHERE id = ?", (order_id,))
+    conn.execute("INSERT INTO ledger (order_id, amount) VALUES (?, ?)", (order_id, -amount))
+
+def refund(path, order_id, amount):
+    conn = ${opens}
+    with conn:
+        _record_refund(conn, order_id, amount)
+    conn.close()
+`;
+}
+
 testRule(writesRelyOnImplicitTransaction, {
   valid: [
     {
@@ -115,6 +161,14 @@ testRule(writesRelyOnImplicitTransaction, {
     {
       name: 'coverage: a string isolation_level keeps the transactions',
       code: coverageShape({ dataExtra: '\n    def update(self):\n        with self._connect() as con:\n            con.con.isolation_level = "IMMEDIATE"\n' }),
+    },
+    {
+      name: 'coverage 6.5 _init_db(self, db): private, and its only call passes _read_db\'s entered per-thread SqliteDb',
+      code: initDbShape(),
+    },
+    {
+      name: 'a private module helper whose only caller passes sqlite3.connect(path), default mode',
+      code: privateHelper('sqlite3.connect(path)'),
     },
     {
       name: 'explicit BEGIN ... COMMIT',
@@ -266,6 +320,18 @@ testRule(writesRelyOnImplicitTransaction, {
       name: 'buku load_firefox_database: writes through the module\u2019s own default-mode connection, which nothing switches to autocommit',
       code: bukuImport('sqlite3.connect(dbfile, check_same_thread=False)'),
     },
+    {
+      name: 'queuelib 1.6 FifoSQLiteQueue.pop: one DELETE in a loop whose body ends in return, so it runs at most once',
+      code: `
+        import sqlite3
+
+        def pop(conn):
+            for id_, item in conn.execute("SELECT id, item FROM queue ORDER BY id"):
+                conn.execute("DELETE FROM queue WHERE id = ?", (id_,))
+                return item
+            return None
+      `,
+    },
   ],
   invalid: [
     {
@@ -323,19 +389,62 @@ testRule(writesRelyOnImplicitTransaction, {
       errors: [{ messageId: 'impliedTransaction', line: COVERAGE_WRITE_LINE }],
     },
     {
-      name: 'coverage _read_db: quiet, the helper gets the thread\'s entered SqliteDb; the helper alone is reported, on its own parameter',
-      code: coverageShape({
-        dataExtra: `
-    def _read_db(self):
-        with self._dbs[threading.get_ident()] as db:
-            self._init_db(db)
+      name: 'a private helper whose one caller opens the connection in autocommit (isolation_level=None)',
+      code: privateHelper('sqlite3.connect(path, isolation_level=None)'),
+      errors: [{ messageId: 'impliedTransaction', line: 5 }],
+    },
+    {
+      name: 'a private helper whose one caller gets its connection from another module',
+      code: privateHelper('storage.open_autocommit(path)'),
+      errors: [{ messageId: 'impliedTransaction', line: 5 }],
+    },
+    {
+      name: 'a private helper no function of the module calls',
+      code: privateHelper('sqlite3.connect(path)').replace('_record_refund(conn, order_id, amount)\n', 'pass\n'),
+      errors: [{ messageId: 'impliedTransaction', line: 5 }],
+    },
+    {
+      name: 'two private helpers passing their connection to each other: not followed past the first caller, and reported',
+      code: `
+        def _move_out(conn, item, depth):
+            conn.execute("DELETE FROM shelf WHERE item = ?", (item,))
+            conn.execute("INSERT INTO moving (item) VALUES (?)", (item,))
+            if depth:
+                _move_in(conn, item, depth - 1)
 
-    def _init_db(self, db):
-        db.execute_void("insert into coverage_schema (version) values (?)", (7,))
-        db.execute_void("insert or ignore into meta (key, value) values (?, ?)", ("version", "7"))
-`,
-      }),
-      errors: [{ messageId: 'impliedTransaction', line: 72 }],
+        def _move_in(conn, item, depth):
+            conn.execute("DELETE FROM moving WHERE item = ?", (item,))
+            conn.execute("INSERT INTO shelf (item) VALUES (?)", (item,))
+            if depth:
+                _move_out(conn, item, depth - 1)
+      `,
+      errors: [
+        { messageId: 'impliedTransaction', line: 2 },
+        { messageId: 'impliedTransaction', line: 8 },
+      ],
+    },
+    {
+      name: 'coverage near miss: init_db is public, so callers outside the module may pass any connection',
+      code: initDbShape({ name: 'init_db' }),
+      errors: [{ messageId: 'impliedTransaction', line: INIT_DB_WRITE_LINE }],
+    },
+    {
+      name: 'coverage near miss: _init_db is also called with another method\'s parameter',
+      code: initDbShape({ more: '\n    def reinit(self, replica):\n        self._init_db(replica)\n' }),
+      errors: [
+        { messageId: 'impliedTransaction', line: INIT_DB_WRITE_LINE },
+        { messageId: 'impliedTransaction', line: INIT_DB_WRITE_LINE + 4 },
+      ],
+    },
+    {
+      name: 'coverage near miss: _init_db is also called through a stored reference',
+      code: initDbShape({ more: '\n    def _repair(self, replica):\n        init = self._init_db\n        init(replica)\n' }),
+      errors: [{ messageId: 'impliedTransaction', line: INIT_DB_WRITE_LINE }],
+    },
+    {
+      name: 'coverage near miss: _init_db is also reached by name through getattr',
+      code: initDbShape({ more: '\n    def _repair(self, replica):\n        getattr(self, "_init_db")(replica)\n' }),
+      errors: [{ messageId: 'impliedTransaction', line: INIT_DB_WRITE_LINE }],
     },
     {
       name: 'writes through a local alias of execute (diskcache style), no transaction',
