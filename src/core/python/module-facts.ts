@@ -104,6 +104,30 @@ interface Region {
 /** Capture kinds that open a region sort before the facts they hold when both cover the same text. */
 const OPENS_REGION = new Set(['fn', 'lambda', 'repeat']);
 
+const LOOP_TYPES = new Set(['for_statement', 'while_statement']);
+const ENDS_PASS = new Set(['return_statement', 'break_statement', 'raise_statement']);
+
+/**
+ * A loop body whose last statement always leaves the loop (`return`, `break`, `raise`) and that has no
+ * `continue` of its own: its first pass is its only one (queuelib's FifoSQLiteQueue.pop: `for id_, item
+ * in conn.execute(...): conn.execute(DELETE ...); return item`), so what it calls is not repeated.
+ */
+function runsAtMostOnce(body: SyntaxNode): boolean {
+  const loop = body.parent;
+  if (body.type !== 'block' || !loop || !LOOP_TYPES.has(loop.type) || loop.childForFieldName('body')?.id !== body.id) return false;
+  const statements = body.namedChildren.filter((child) => child.type !== 'comment');
+  if (!ENDS_PASS.has(statements.at(-1)?.type ?? '')) return false;
+  return body.descendantsOfType('continue_statement').every((statement) => nearestLoop(statement)?.id !== loop.id);
+}
+
+function nearestLoop(node: SyntaxNode): SyntaxNode | undefined {
+  for (let at = node.parent; at; at = at.parent) {
+    if (LOOP_TYPES.has(at.type)) return at;
+    if (at.type === 'function_definition' || at.type === 'lambda') return undefined;
+  }
+  return undefined;
+}
+
 function collect(module: PyModule): ModuleFacts {
   const scopes = new Map<number, ScopeFacts>();
   const moduleScope: ScopeFacts = { calls: [], lambdaCalls: [], modeAssignments: [], withItems: [] };
@@ -134,7 +158,7 @@ function collect(module: PyModule): ModuleFacts {
         regions.push({ start, end, state: { ...state, inLambda: true } });
         break;
       case 'repeat':
-        regions.push({ start, end, state: { ...state, loopDepth: state.loopDepth + 1 } });
+        regions.push({ start, end, state: { ...state, loopDepth: runsAtMostOnce(node) ? state.loopDepth : state.loopDepth + 1 } });
         break;
       case 'call':
         (state.inLambda ? state.scope.lambdaCalls : state.scope.calls).push(callFact(node, state.loopDepth));

@@ -49,6 +49,25 @@ describe('moduleFacts', () => {
     ]);
   });
 
+  it('counts no repeat for a loop body that always leaves at its end and has no continue of its own', () => {
+    const depths = (code: string) => {
+      const module = moduleOf(code);
+      const fn = module.tree.rootNode.descendantsOfType('function_definition')[0]!;
+      return moduleFacts(module).scopes.get(fn.id)!.calls.map((call) => [call.callee, call.loopDepth]);
+    };
+    // queuelib 1.6 FifoSQLiteQueue.pop
+    expect(depths('def pop(conn):\n    for id_, item in conn.execute(q):\n        conn.execute(d, (id_,))\n        return item\n')).toEqual([
+      ['conn.execute', 0],
+      ['conn.execute', 0],
+    ]);
+    expect(depths('def f(xs):\n    while more():\n        save(1)\n        break\n')).toEqual([['more', 1], ['save', 0]]);
+    // A continue of its own, a leave that is not the last statement, or one only in a branch: it may go round again.
+    expect(depths('def f(xs):\n    for x in xs:\n        if x:\n            continue\n        save(x)\n        return x\n')).toEqual([['save', 1]]);
+    expect(depths('def f(xs):\n    for x in xs:\n        if x:\n            return x\n        save(x)\n')).toEqual([['save', 1]]);
+    // A continue that belongs to an inner loop does not make the outer one go round again.
+    expect(depths('def f(xs):\n    for x in xs:\n        for y in x:\n            continue\n        save(x)\n        return x\n')).toEqual([['save', 0]]);
+  });
+
   it('keeps calls inside lambdas apart, and nested functions and top-level code to themselves', () => {
     expect(facts('run').lambdaCalls.map((call) => [call.callee, call.loopDepth])).toEqual([['conn.commit', 0], ['c', 1]]);
     expect(facts('run.inner').calls.map((call) => [call.callee, call.loopDepth])).toEqual([['nested', 1]]);
