@@ -230,7 +230,7 @@ function connectionBlocks(fnNode: SyntaxNode, txStyle: TxStyleResult): SyntaxNod
 /** The database driver a module's findings speak of. */
 export interface Driver {
   kind: 'sqlite3' | 'psycopg' | 'dbapi';
-  /** As the module imports it: `sqlite3`, `psycopg2`, `pymysql`. */
+  /** As the module imports it: `sqlite3`, `psycopg2`, `pymysql`; or the database a project module it builds on is named for: `PostgreSQL`, `MySQL`. */
   name: string;
   /** How its default keeps writes together, for the messages: "sqlite3's default mode". */
   defaultMode: string;
@@ -283,6 +283,31 @@ function dbapiDriver(name: string): Driver {
   return { kind: 'dbapi', name, defaultMode: `the ${name} driver's implicit transaction (autocommit off)` };
 }
 
+const SQLITE3: Driver = { kind: 'sqlite3', name: 'sqlite3', defaultMode: "sqlite3's default mode" };
+
+const POSTGRES_MODULE = /^(postgres|postgresql|pg|psycopg|psycopg2|redshift|cockroachdb)$/i;
+const MYSQL_MODULE = /^(mysql|mariadb)$/i;
+const SQLITE_MODULE = /^(sqlite|sqlite3)$/i;
+
+/**
+ * No driver imported, but the module builds on a project module named for its database (yoyo's
+ * redshift.py: `from yoyo.backends.core.postgresql import PostgresqlBackend`): that database's
+ * driver, not sqlite3, runs its statements.
+ */
+function backendDriver(module: PyModule): Driver | undefined {
+  const segments = module.tree.rootNode.namedChildren
+    .filter((s) => s.type === 'import_from_statement')
+    .flatMap((s) => (s.childForFieldName('module_name')?.text ?? '').split('.'));
+  const postgres = segments.some((segment) => POSTGRES_MODULE.test(segment));
+  const mysql = segments.some((segment) => MYSQL_MODULE.test(segment));
+  const sqlite = segments.some((segment) => SQLITE_MODULE.test(segment));
+  // Named for more than one database (a module serving several backends): no one driver speaks for it.
+  if (Number(postgres) + Number(mysql) + Number(sqlite) !== 1) return undefined;
+  if (postgres) return { kind: 'psycopg', name: 'PostgreSQL', defaultMode: "the PostgreSQL driver's implicit transaction (autocommit off)" };
+  if (mysql) return { kind: 'dbapi', name: 'MySQL', defaultMode: "the MySQL driver's implicit transaction (autocommit off)" };
+  return undefined;
+}
+
 function moduleDriver(module: PyModule): Driver {
   const known = driverCache.get(module);
   if (known) return known;
@@ -295,9 +320,10 @@ function moduleDriver(module: PyModule): Driver {
   const psycopg = [...roots].find((r) => PSYCOPG.test(r));
   const other = [...roots].find((r) => OTHER_DBAPI.test(r));
   let driver: Driver;
-  if (roots.has('sqlite3') || (!psycopg && !other)) driver = { kind: 'sqlite3', name: 'sqlite3', defaultMode: "sqlite3's default mode" };
+  if (roots.has('sqlite3')) driver = SQLITE3;
   else if (psycopg) driver = psycopgDriver(psycopg);
-  else driver = dbapiDriver(other!);
+  else if (other) driver = dbapiDriver(other);
+  else driver = backendDriver(module) ?? SQLITE3;
   driverCache.set(module, driver);
   return driver;
 }

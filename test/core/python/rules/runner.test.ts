@@ -163,6 +163,20 @@ describe('findings name the driver they saw', () => {
     expect(message('import pymysql')).toContain("the pymysql driver's implicit transaction");
   });
 
+  it("with no driver imported, speaks of the database a project module it builds on is named for (yoyo 8.2's redshift.py)", () => {
+    const message = (imports: string) => lint(writes(imports)).find((f) => f.ruleId === 'commit-without-begin')!.message;
+    expect(message('from yoyo.backends.core.postgresql import PostgresqlBackend')).toContain("the PostgreSQL driver's implicit transaction (autocommit off)");
+    expect(message('from app.db.mysql import Backend')).toContain("the MySQL driver's implicit transaction (autocommit off)");
+    expect(message('import sqlite3\nfrom yoyo.backends.core.postgresql import PostgresqlBackend')).toContain("sqlite3's default mode");
+    expect(message('from app.pgettext import translate')).toContain("sqlite3's default mode");
+    // A whole segment names the database, and only one database may be named.
+    expect(message('from app.exporters.mysql_dump import dump')).toContain("sqlite3's default mode");
+    expect(message('from app.db.postgresql import PgBackend\nfrom app.db.sqlite import SqliteBackend')).toContain("sqlite3's default mode");
+    // Postgres runs DDL inside the transaction: no "sqlite3 opens none before DDL" claim.
+    const ddl = `from yoyo.backends.core.postgresql import PostgresqlBackend\n\ndef upgrade(conn):\n    conn.execute("CREATE TABLE log (id INT)")\n    conn.execute("INSERT INTO log VALUES (1)")\n    conn.commit()\n`;
+    expect(lint(ddl).map((f) => f.ruleId)).not.toContain('ddl-outside-transaction');
+  });
+
   it('in a module with both, says the driver the method\'s class connects with (huey storage.py: SqliteStorage beside PostgresStorage)', () => {
     const code = [
       'import sqlite3',
