@@ -29,6 +29,10 @@ function readerWords(reader: ReadBack): string {
   if (reader.elsewhere) return `${READER_WORDS[reader.how](reader.line)} of ${reader.elsewhere}`;
   // Only a parameter's name links the two: say which, so the reader of the message can judge.
   const { parameter } = reader;
+  if (parameter && reader.how !== 'read') {
+    const what = reader.how === 'listed' || reader.how === 'readFrom' ? "this file's folder" : 'this file';
+    return `${parameter.fn}() (${READER_WORDS[reader.how](reader.line)}), if ${parameter.name ? `its ${parameter.name}` : 'what is passed to it'} is ${what}`;
+  }
   if (parameter) return `${parameter.fn}() at line ${reader.line}, which reads ${parameter.name ? `a file passed as ${parameter.name}` : 'the file passed to it'}`;
   return READER_WORDS[reader.how](reader.line);
 }

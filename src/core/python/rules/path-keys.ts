@@ -52,7 +52,7 @@ function addKeys(node: SyntaxNode, module: PyModule, keys: Set<string>, depth: n
       keys.add(`param:${node.text}`);
       // save_state(state, path) and load_state(filename): a pair of functions by name, whatever their parameters are called.
       const stem = PAIRED_NAME.exec(fnNode.childForFieldName('name')?.text ?? '')?.[2];
-      if (stem !== undefined) keys.add(`param-of:${stem}`);
+      if (stem) keys.add(`param-of:${stem}`);
     }
     for (const value of values.get(node.text) ?? []) addKeys(unparenthesized(value), module, keys, depth + 1);
     return;
@@ -60,8 +60,10 @@ function addKeys(node: SyntaxNode, module: PyModule, keys: Set<string>, depth: n
   keys.add(text);
   if (node.type === 'attribute' && node.childForFieldName('object')?.type === 'identifier') {
     const attribute = node.childForFieldName('attribute')?.text ?? '';
+    const own = classOf(node, module);
     for (const assignment of attributeAssignments(module).whole.get(attribute) ?? []) {
-      if (!assignment.augmented && assignment.position === undefined) addKeys(unparenthesized(assignment.value), module, keys, depth + 1);
+      // self.path of another class is another file.
+      if (!assignment.augmented && assignment.position === undefined && classOf(assignment.value, module) === own) addKeys(unparenthesized(assignment.value), module, keys, depth + 1);
     }
     return;
   }
@@ -74,7 +76,8 @@ function addKeys(node: SyntaxNode, module: PyModule, keys: Set<string>, depth: n
   if (join?.name?.type === 'string') {
     // os.path.join(self.root, 'state.json') and a name bound to os.path.join(root, 'state.json'): one file.
     for (const folder of pathKeys(join.folder, module, depth + 1)) keys.add(`join:${folder}/${compactText(join.name)}`);
-    keys.add(fileKey(join.name));
+    // A name joined onto some folder: the same name joined elsewhere, not a bare literal relative to the working directory.
+    keys.add(fileKey(join.name).replace(/^file:/, 'file:*/'));
   }
   if (node.type === 'string') keys.add(fileKey(node));
   if (node.type === 'call') {
@@ -83,19 +86,19 @@ function addKeys(node: SyntaxNode, module: PyModule, keys: Set<string>, depth: n
     if (PATH_WRAPPERS.has(call.callee) && first && call.positional.length === 1) addKeys(unparenthesized(first), module, keys, depth + 1);
     // self._path(k) and self._path(key): the module's own path helper names the file, whatever the argument is called.
     const helper = /^(?:(?:self|cls)\.)?(\w+)$/.exec(call.callee)?.[1];
-    if (helper && moduleFunctionNames(module).has(helper)) keys.add(`call:${helper}`);
+    if (helper && moduleFunctionNames(module).has(helper) && !call.positional.some((argument) => argument.type === 'string')) keys.add(`call:${helper}`);
   }
 }
 
 /** A file named by a literal (`'state.json'`, `"/etc/app.ini"`): by its last component, comparable across modules. */
 function fileKey(literal: SyntaxNode): string {
   const text = literal.text.replace(/^[a-zA-Z]*['"]+|['"]+$/g, '');
-  return `file:${text.slice(text.lastIndexOf('/') + 1)}`;
+  return `file:${text}`;
 }
 
 /** Keys another module's reader can share: a literal file name with an extension, or a module constant (`CONFIG_PATH`). */
 export function portable(key: string): boolean {
-  return /^file:[\w.-]+\.\w+$/.test(key) || /^[A-Z][A-Z0-9_]*$/.test(key);
+  return /^file:(\*\/)?[\w./-]+\.\w+$/.test(key) || /^[A-Z][A-Z0-9_]*$/.test(key);
 }
 
 const moduleFunctionNames = memoizePer((module: PyModule): Set<string> => new Set(listFunctions(module).map((fn) => fn.name)));
@@ -147,3 +150,20 @@ export function folderKeys(path: SyntaxNode, module: PyModule): Set<string> {
   visit(path, 0);
   return folders;
 }
+
+/** The class a node is written in (its nearest class_definition), remembered per module by node id. */
+export function classOf(node: SyntaxNode, module: PyModule): string | undefined {
+  const known = classesOf(module);
+  if (known.has(node.id)) return known.get(node.id);
+  let name: string | undefined;
+  for (let at = node.parent; at; at = at.parent) {
+    if (at.type === 'class_definition') {
+      name = at.childForFieldName('name')?.text;
+      break;
+    }
+  }
+  known.set(node.id, name);
+  return name;
+}
+
+const classesOf = memoizePer((_module: PyModule) => new Map<number, string | undefined>());

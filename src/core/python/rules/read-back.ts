@@ -15,7 +15,7 @@ import { memoizePer } from '../memo.ts';
 import { repoIndexOf } from '../callgraph.ts';
 import { nameBindings } from './name-bindings.ts';
 import { unparenthesized } from './syntax.ts';
-import { MAX_DEPTH, folderKeys, namesOneFile, pathKeys, portable } from './path-keys.ts';
+import { MAX_DEPTH, classOf, folderKeys, namesOneFile, pathKeys, portable } from './path-keys.ts';
 
 /** Calls whose first argument is a path they read: open in a read mode, a loader, a parser, a copy's source, a database. */
 const READING_CALL = /^(open|read\w*|load\w*|parse|iterparse|connect|ZipFile|TarFile|copy|copy2|copyfile|copytree|cmp)$/;
@@ -39,6 +39,8 @@ export interface ReadBack {
   /** The function the reading code is in: its name, and its node's id. */
   fn?: string;
   fnId?: number;
+  /** The class the reading code is in: `self.path` of another class is another file. */
+  cls?: string;
   how: 'read' | 'listed' | 'readFrom' | 'renamed' | 'recorded' | 'queried' | 'unique' | 'checked';
 }
 
@@ -60,7 +62,8 @@ const moduleReads = memoizePer((module: PyModule): ModuleReads => {
       const known = index.get(key);
       const fnNode = enclosingFunctionNode(node);
       const fn = fnNode?.childForFieldName('name')?.text;
-      if (!known || STRENGTH[how] > STRENGTH[known.how]) index.set(key, { line: node.startPosition.row + 1, how, ...(fn && fnNode ? { fn, fnId: fnNode.id } : {}) });
+      const cls = classOf(node, module);
+      if (!known || STRENGTH[how] > STRENGTH[known.how]) index.set(key, { line: node.startPosition.row + 1, how, ...(fn && fnNode ? { fn, fnId: fnNode.id } : {}), ...(cls ? { cls } : {}) });
     }
   };
   // A file read from a folder: the module reads what is in that folder (huey's enqueued_items).
@@ -134,8 +137,9 @@ function writingMode(mode: SyntaxNode | undefined): boolean {
 }
 
 /** Says so when the match is a parameter's name only, for the message to name the reading function. */
-function throughParameter(key: string, reason: ReadBack | undefined, writer: SyntaxNode | undefined): ReadBack | undefined {
+function throughParameter(key: string, reason: ReadBack | undefined, writer: SyntaxNode | undefined, module: PyModule): ReadBack | undefined {
   if (!reason || reason.fnId === writer?.id) return reason;
+  if (/^(self|cls)\./.test(key) && writer && reason.cls !== classOf(writer, module)) return undefined;
   const fn = reason.fn ?? 'another function';
   if (key.startsWith('param:')) return { ...reason, parameter: { name: key.slice('param:'.length), fn } };
   if (key.startsWith('param-of:')) return { ...reason, parameter: { fn } };
@@ -147,8 +151,10 @@ const UNIQUE_NAME = /^(uuid\.)?uuid[1-5]$|^secrets\.token_(hex|urlsafe|bytes)$/;
 
 function uniquelyNamed(path: SyntaxNode): SyntaxNode | undefined {
   let unique: SyntaxNode | undefined;
+  const seen = new Set<number>();
   const visit = (node: SyntaxNode, depth: number): void => {
-    if (unique || depth > MAX_DEPTH) return;
+    if (unique || depth > MAX_DEPTH || seen.has(node.id)) return;
+    seen.add(node.id);
     for (const call of node.type === 'call' ? [node, ...node.descendantsOfType('call')] : node.descendantsOfType('call')) {
       if (UNIQUE_NAME.test(call.childForFieldName('function')?.text ?? '')) return void (unique = call);
     }
@@ -172,8 +178,8 @@ export function readBackInModule(path: SyntaxNode, module: PyModule): ReadBack |
   const writer = enclosingFunctionNode(path);
   const keys = pathKeys(path, module);
   const found = [
-    ...[...keys].map((key) => throughParameter(key, reads.read.get(key), writer)),
-    ...[...folderKeys(path, module)].flatMap((key) => [reads.listed.get(key), reads.read.get(key)].map((reason) => throughParameter(key, reason, writer))),
+    ...[...keys].map((key) => throughParameter(key, reads.read.get(key), writer, module)),
+    ...[...folderKeys(path, module)].flatMap((key) => [reads.listed.get(key), key.startsWith('param') ? undefined : reads.read.get(key)].filter((reason) => reason?.how !== 'checked').map((reason) => throughParameter(key, reason, writer, module))),
   ].filter((reason): reason is ReadBack => reason !== undefined);
   const here = found.reduce<ReadBack | undefined>((best, reason) => (!best || STRENGTH[reason.how] > STRENGTH[best.how] ? reason : best), undefined);
   return here ?? readBackElsewhere([...keys].filter(portable), module);
@@ -195,3 +201,4 @@ function readBackElsewhere(keys: readonly string[], module: PyModule): ReadBack 
   }
   return undefined;
 }
+

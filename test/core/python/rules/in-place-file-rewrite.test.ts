@@ -577,6 +577,76 @@ testRule(inPlaceFileRewrite, {
                 f.write(text)
       `,
     },
+    {
+      name: 'a folder made when missing (if not os.path.exists(outdir): makedirs) tests the folder, not the report written into it',
+      code: `
+        class Reporter:
+            def __init__(self, outdir):
+                self.outdir = outdir
+                if not os.path.exists(self.outdir):
+                    os.makedirs(self.outdir)
+
+            def write_report(self, html):
+                with open(os.path.join(self.outdir, 'report.html'), 'w') as f:
+                    f.write(html)
+      `,
+    },
+    {
+      name: 'self.path of another class is another file',
+      code: `
+        class Job:
+            def __init__(self, out):
+                self.path = out
+
+            def write_output(self, data):
+                with open(self.path, 'w') as f:
+                    f.write(data)
+
+        class Loader:
+            def __init__(self, p):
+                self.path = p
+
+            def load(self):
+                return json.load(open(self.path))
+      `,
+    },
+    {
+      name: "the module's path helper called with different literal names names different files",
+      code: `
+        class Store:
+            def _path(self, *parts):
+                return os.path.join(self.root, *parts)
+
+            def export_html(self, html):
+                with open(self._path('report.html'), 'w') as f:
+                    f.write(html)
+
+            def load_db(self):
+                with open(self._path('db.json')) as f:
+                    return json.load(f)
+      `,
+    },
+    {
+      name: 'a bare verb pairs nothing: dump(obj, target) is not read(fname)\'s file',
+      code: `
+        def dump(obj, target):
+            with open(target, 'w') as f:
+                f.write(repr(obj))
+
+        def read(fname):
+            return open(fname).read()
+      `,
+    },
+    {
+      name: 'fifty rebinds of the path through itself: followed a few steps, not down every chain (no exponential walk; it timed out before)',
+      code: `
+        def build(root):
+            p = root
+${Array.from({ length: 50 }, (_, i) => `            p = p + q${i}`).join('\n')}
+            with open(p, 'w') as f:
+                f.write('x')
+      `,
+    },
   ],
   invalid: readsBack([
     {
@@ -1752,6 +1822,22 @@ def tables(base):
 });
 
 describe('in-place-file-rewrite messages', () => {
+  it('says what another function does with a parameter of the same name when it lists it rather than reads it', () => {
+    const [finding] = lint(
+      `
+        def write_item(d, name):
+            with open(os.path.join(d, 'a.json'), 'w') as f:
+                f.write(name)
+
+        def count(d):
+            for n in os.listdir(d):
+                print(n)
+      `,
+      [inPlaceFileRewrite],
+    );
+    expect(finding?.message).toContain("for count() (the listing of its folder at line 6), if its d is this file's folder");
+  });
+
   it('names the reading function of a pair by name (load_state, save_state)', () => {
     const [finding] = lint(
       `
@@ -1856,6 +1942,20 @@ describe('in-place-file-rewrite with the repository indexed', () => {
     ]);
     // Not indexed with its repository (a lone file): nothing here reads them back.
     expect(lint(writer, [inPlaceFileRewrite])).toEqual([]);
+  });
+
+  it('does not take a bare relative name for the same file as one under another folder in another module', () => {
+    const site = `
+        def build_site(out):
+            with open('index.html', 'w') as f:
+                f.write('<html></html>')
+    `;
+    const server = `
+        def serve():
+            with open('templates/index.html') as f:
+                return f.read()
+    `;
+    expect(findingsOf({ 'app/site.py': site, 'app/server.py': server }, 'app/site.py')).toEqual([]);
   });
 
   it('does not match a lower-case name or a file name without an extension across modules', () => {
