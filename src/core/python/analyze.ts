@@ -19,8 +19,15 @@ export function analyzeModule(module: PyModule, repo?: RepoIndex, options: Analy
 }
 
 export function analyzeFunction(fn: PyFunction, module: PyModule, resolveHelper: HelperResolver = resolveSameModuleHelper): FunctionReport {
-  const effects = findEffects(fn, module, { resolveHelper });
-  const txStyle = detectTxStyle(fn, module, { resolveHelper });
-  const findings = runRules({ module, fn, effects, txStyle });
-  return { fn, effects, txStyle, findings, writes: writesOutside(effects) };
+  try {
+    const effects = findEffects(fn, module, { resolveHelper });
+    const txStyle = detectTxStyle(fn, module, { resolveHelper });
+    const findings = runRules({ module, fn, effects, txStyle });
+    return { fn, effects, txStyle, findings, writes: writesOutside(effects) };
+  } catch (error) {
+    // Code nested thousands deep (generated, or hostile) overflows the walks: say so for this function, go on with the rest.
+    if (!(error instanceof RangeError)) throw error;
+    module.notes.push(`${fn.qualname} (line ${fn.range.startLine}) not analysed: its code nests deeper than the analysis can follow (${error.message})`);
+    return { fn, effects: [], txStyle: { style: 'none', evidence: [] }, findings: [], writes: writesOutside([]) };
+  }
 }

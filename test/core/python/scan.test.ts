@@ -64,6 +64,21 @@ describe('scanRepository', () => {
     expect(scanText(files, { all: true })).toContain('transaction style: explicit_begin (begin-via-helper@4)');
   });
 
+  it('says which function nests too deep to analyse (3,000 nested calls) and analyses the others', () => {
+    let path = 'x';
+    for (let i = 0; i < 3000; i++) path = `os.path.join(${path}, "a")`;
+    const deep = parseModule(
+      'app/generated.py',
+      `import os\n\ndef deep(x):\n    with open(${path}, "w") as h:\n        h.write("1")\n\ndef save(conn):\n    conn.execute("DELETE FROM t")\n    conn.execute("INSERT INTO t VALUES (1)")\n    conn.commit()\n`,
+    );
+    const [file] = scanRepository([deep]).files;
+    expect(file!.notes).toEqual([expect.stringMatching(/^deep \(line 3\) not analysed: its code nests deeper than the analysis can follow/)]);
+    expect(file!.reports.map((report) => [report.fn.qualname, report.findings.length > 0])).toEqual([
+      ['deep', false],
+      ['save', true],
+    ]);
+  });
+
   it('analyses every function without a diff', () => {
     const { files } = scanRepository([helpers, orders]);
     expect(files.flatMap((file) => file.reports.map((r) => r.fn.qualname))).toEqual(['begin', 'place', 'untouched']);
