@@ -10,6 +10,7 @@ import type { PyModule, SyntaxNode } from './model.ts';
 import { callParts, type CallParts } from './body-walk.ts';
 import { localAssignmentBefore } from './local-assignments.ts';
 import { memoizePer } from './memo.ts';
+import { decoratorTexts } from './functions.ts';
 
 const EXECUTE_METHODS = new Set(['execute', 'executemany', 'executescript']);
 const MAX_DEPTH = 3;
@@ -113,8 +114,7 @@ function methodOfClassAround(node: SyntaxNode, name: string): SyntaxNode | undef
 }
 
 function isProperty(definition: SyntaxNode): boolean {
-  const decorated = definition.parent?.type === 'decorated_definition' ? definition.parent : undefined;
-  return decorated?.namedChildren.some((child) => child.type === 'decorator' && /^@\s*(property|cached_property|functools\.cached_property)\s*$/.test(child.text)) ?? false;
+  return decoratorTexts(definition).some((decorator) => /^(property|cached_property|functools\.cached_property)$/.test(decorator));
 }
 
 /** The value of a body that is one `return <value>` (a docstring allowed before it). */

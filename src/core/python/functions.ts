@@ -6,6 +6,12 @@ import type { PyFunction, PyModule, SyntaxNode } from './model.ts';
 import { rangeOf } from './source-range.ts';
 import { memoizePer } from './memo.ts';
 
+/** A definition's decorators as written, without the `@`: `property`, `functools.cached_property`, `app.route("/")`. */
+export function decoratorTexts(definition: SyntaxNode): string[] {
+  const decorated = definition.parent?.type === 'decorated_definition' ? definition.parent : undefined;
+  return (decorated?.namedChildren ?? []).filter((child) => child.type === 'decorator').map((decorator) => decorator.text.replace(/^@\s*/, '').trim());
+}
+
 /** In source order; cached per module, so every analysis shares the same PyFunction objects. */
 export const listFunctions: (module: PyModule) => PyFunction[] = memoizePer((module: PyModule) => {
   const functions: PyFunction[] = [];

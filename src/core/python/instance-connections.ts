@@ -4,6 +4,8 @@
 import type { PyFunction, PyModule, SyntaxNode } from './model.ts';
 import { directEffects } from './effects.ts';
 import { classQualname } from './local-resolve.ts';
+import { decoratorTexts } from './functions.ts';
+import { isOwnCode } from './rules/syntax.ts';
 import { classNamed, methodAbove, methodOf, type ClassRef, type Located } from './inherited-methods.ts';
 
 /** How far a receiver is traced to the instance attribute it stands for. */
@@ -163,16 +165,10 @@ function onlyAssignment(fn: PyFunction, name: string): SyntaxNode | undefined {
 
 /** Nodes of that type in the function's own code, in source order. */
 export function ownNodes(fn: PyFunction, type: string): SyntaxNode[] {
-  return fn.node.descendantsOfType(type).filter((node) => {
-    for (let at = node.parent; at && at.id !== fn.node.id; at = at.parent) {
-      if (at.type === 'function_definition' || at.type === 'class_definition' || at.type === 'lambda') return false;
-    }
-    return true;
-  });
+  return fn.node.descendantsOfType(type).filter((node) => isOwnCode(node, fn.node));
 }
 
 export function isDecoratedWith(fn: PyFunction, name: string): boolean {
-  const decorated = fn.node.parent?.type === 'decorated_definition' ? fn.node.parent : undefined;
   const pattern = new RegExp(`(^|\\.)${name}$`);
-  return (decorated?.namedChildren ?? []).some((child) => child.type === 'decorator' && pattern.test(child.text.replace(/^@\s*/, '').trim()));
+  return decoratorTexts(fn.node).some((decorator) => pattern.test(decorator));
 }

@@ -9,7 +9,7 @@
 import Parser from 'tree-sitter';
 import Python from 'tree-sitter-python';
 import type { PyFunction, PyModule, SyntaxNode } from '../model.ts';
-import { enclosingFunctionNode, listFunctions } from '../functions.ts';
+import { decoratorTexts, enclosingFunctionNode, listFunctions } from '../functions.ts';
 import { resolveLocalCall } from '../local-resolve.ts';
 import { memoizePer } from '../memo.ts';
 
@@ -50,9 +50,7 @@ function isPrivate(name: string): boolean {
 
 /** No decorator but `@staticmethod`/`@classmethod`: any other may call it with other arguments or hand it elsewhere. */
 function plainlyDefined(fn: PyFunction): boolean {
-  const parent = fn.node.parent;
-  if (parent?.type !== 'decorated_definition') return true;
-  return parent.namedChildren.filter((child) => child.type === 'decorator').every((decorator) => /^@\s*(staticmethod|classmethod)\s*$/.test(decorator.text));
+  return decoratorTexts(fn.node).every((decorator) => /^(staticmethod|classmethod)$/.test(decorator));
 }
 
 function isOwnDefinitionName(use: SyntaxNode, fn: PyFunction): boolean {

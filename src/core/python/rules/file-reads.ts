@@ -1,7 +1,7 @@
 // Where a function reads a file: `open(p)` / `open(p, 'rb')`, `p.open()`, `p.read_text()`, `p.read_bytes()`.
 import type { SyntaxNode } from '../model.ts';
 import { callParts, walkFunctionBody } from '../body-walk.ts';
-import { compactText } from './syntax.ts';
+import { compactText, literalText } from './syntax.ts';
 
 /** Openers whose first argument is the path (`os.fdopen` takes a descriptor, usually a temp file's). */
 export const PATH_OPENERS = new Set(['open', 'io.open', 'codecs.open', 'builtins.open', 'gzip.open', 'bz2.open', 'lzma.open', 'tarfile.open']);
@@ -30,5 +30,5 @@ export function readsPath(fnNode: SyntaxNode, paths: ReadonlySet<string>, before
 }
 
 function readMode(mode: SyntaxNode | undefined): boolean {
-  return mode === undefined || (mode.type === 'string' && !/[wax+]/.test(mode.text.replace(/^[a-z]*['"]+|['"]+$/gi, '')));
+  return mode === undefined || (mode.type === 'string' && !/[wax+]/.test(literalText(mode)));
 }

@@ -10,9 +10,12 @@ import { enclosingFunctionNode, listFunctions } from '../functions.ts';
 import { memoizePer } from '../memo.ts';
 import { attributeAssignments } from '../attribute-assignments.ts';
 import { nameBindings } from './name-bindings.ts';
-import { compactText, unparenthesized } from './syntax.ts';
+import { compactText, literalText, unparenthesized } from './syntax.ts';
 
 export const MAX_DEPTH = 4;
+
+/** A module constant's name: `CONFIG_PATH`, `STATUS_FILE`. */
+const CONSTANT_NAME = /^[A-Z][A-Z0-9_]*$/;
 
 /** A function named for saving or loading something: the verb, then what (`save_state`, `load_state`, `dump`, `load`). */
 const PAIRED_NAME = /^_*(save|write|dump|store|put|export|persist|load|read|import|restore)_?(\w*)$/;
@@ -92,13 +95,13 @@ function addKeys(node: SyntaxNode, module: PyModule, keys: Set<string>, depth: n
 
 /** A file named by a literal (`'state.json'`, `"/etc/app.ini"`): by its last component, comparable across modules. */
 function fileKey(literal: SyntaxNode): string {
-  const text = literal.text.replace(/^[a-zA-Z]*['"]+|['"]+$/g, '');
+  const text = literalText(literal);
   return `file:${text}`;
 }
 
 /** Keys another module's reader can share: a literal file name with an extension, or a module constant (`CONFIG_PATH`). */
 export function portable(key: string): boolean {
-  return /^file:(\*\/)?[\w./-]+\.\w+$/.test(key) || /^[A-Z][A-Z0-9_]*$/.test(key);
+  return /^file:(\*\/)?[\w./-]+\.\w+$/.test(key) || CONSTANT_NAME.test(key);
 }
 
 const moduleFunctionNames = memoizePer((module: PyModule): Set<string> => new Set(listFunctions(module).map((fn) => fn.name)));
@@ -133,7 +136,7 @@ export function namesOneFile(path: SyntaxNode, depth = 0): boolean {
   const name = joined(node)?.name;
   if (!name) return false;
   const last = name.type === 'attribute' ? name.childForFieldName('attribute') : name;
-  return name.type === 'string' || (last?.type === 'identifier' && /^[A-Z][A-Z0-9_]*$/.test(last.text));
+  return name.type === 'string' || (last?.type === 'identifier' && CONSTANT_NAME.test(last.text));
 }
 
 /** The folders a path may lie in, as keys: its own folder, and the folders its name's values are joined onto. */

@@ -14,7 +14,7 @@ import { moduleFacts } from '../module-facts.ts';
 import { memoizePer } from '../memo.ts';
 import { repoIndexOf } from '../callgraph.ts';
 import { nameBindings } from './name-bindings.ts';
-import { unparenthesized } from './syntax.ts';
+import { literalText, unparenthesized } from './syntax.ts';
 import { MAX_DEPTH, classOf, folderKeys, namesOneFile, pathKeys, portable } from './path-keys.ts';
 
 /** Calls whose first argument is a path they read: open in a read mode, a loader, a parser, a copy's source, a database. */
@@ -132,7 +132,7 @@ function onlyTestsEmptiness(listing: SyntaxNode): boolean {
 const MODE_SECOND = new Set(['open', 'ZipFile', 'TarFile']);
 
 function writingMode(mode: SyntaxNode | undefined): boolean {
-  const text = mode?.type === 'string' ? mode.text.replace(/^[a-z]*['"]+|['"]+$/gi, '') : '';
+  const text = mode?.type === 'string' ? literalText(mode) : '';
   return /^[rwxabtU+]+$/.test(text) && /[wax]/.test(text);
 }
 

@@ -22,6 +22,11 @@ export function isBefore(a: SyntaxNode, b: SyntaxNode): boolean {
   return a.endIndex <= b.startIndex;
 }
 
+/** What a string literal holds, its prefix and quotes taken off: `'w'` → `w`, `b"x.json"` → `x.json`. */
+export function literalText(string: SyntaxNode): string {
+  return string.text.replace(/^[a-zA-Z]*['"]+|['"]+$/g, '');
+}
+
 /** True when `node` is in the function's own code, not in a function or class nested in it. */
 export function isOwnCode(node: SyntaxNode, fnNode: SyntaxNode): boolean {
   if (!contains(fnNode, node)) return false;
