@@ -14,7 +14,7 @@
 // show where the value comes from, and this looks at one function.
 import type { Effect, SyntaxNode } from '../model.ts';
 import type { RuleContext } from './rule.ts';
-import { ancestorsWithin, contains, mutuallyExclusive } from './syntax.ts';
+import { mutuallyExclusive } from './syntax.ts';
 import { originJudge, combine } from './data-origin.ts';
 import { writtenData } from './written-data.ts';
 
@@ -29,25 +29,11 @@ export function exportOfDatabaseReads(write: Effect, context: Pick<RuleContext, 
   const changes = context.effects.filter(
     (effect) => DATABASE_CHANGES.has(effect.kind) || (FILE_MOVES.has(effect.kind) && effect.node.startIndex > write.node.startIndex),
   );
-  if (changes.some((change) => !mutuallyExclusive(change.node, write.node, fnNode) && !returnsBefore(change.node, write.node, fnNode))) return false;
+  if (changes.some((change) => !mutuallyExclusive(change.node, write.node, fnNode))) return false;
   const data = writtenData(write, fnNode, context.module);
   if (!data || data.length === 0) return false;
   const judge = originJudge({ fnNode, module: context.module, effects: context.effects, ...selfOf(context.fn) });
   return combine(data.map(judge)) === 'database';
-}
-
-/**
- * `change` sits in a block that ends in return or raise, wholly before `write`: every pass
- * through it leaves the function first. Not inside a try, whose handler could go on to the write.
- */
-function returnsBefore(change: SyntaxNode, write: SyntaxNode, fnNode: SyntaxNode): boolean {
-  const ancestors = ancestorsWithin(change, fnNode);
-  return ancestors.some((block, index) => {
-    if (block.type !== 'block' || contains(block, write) || block.endIndex > write.startIndex) return false;
-    const last = block.namedChildren.filter((child) => child.type !== 'comment').at(-1);
-    const leaves = last?.type === 'return_statement' || last?.type === 'raise_statement';
-    return leaves && !ancestors.slice(index + 1).some((outer) => outer.type === 'try_statement');
-  });
 }
 
 function selfOf(fn: RuleContext['fn']): { selfName?: string } {

@@ -60,10 +60,28 @@ export function enclosingExceptClauses(node: SyntaxNode, fnNode: SyntaxNode): Sy
  * True when at most one of the two nodes can run in one pass through the
  * function: they sit in different arms of an if/elif/else, of a match, or in
  * different except clauses of one try; or under two `if`s that test one
- * parameter, never rebound, against different constants.
+ * parameter, never rebound, against different constants; or one sits in a
+ * branch that leaves the function before the other is reached.
  */
 export function mutuallyExclusive(a: SyntaxNode, b: SyntaxNode, fnNode: SyntaxNode): boolean {
-  return exclusiveArms(a, b, fnNode) || exclusiveGuards(a, b, fnNode);
+  return exclusiveArms(a, b, fnNode) || exclusiveGuards(a, b, fnNode) || leavesBefore(a, b, fnNode) || leavesBefore(b, a, fnNode);
+}
+
+/**
+ * `a` sits in a block that ends in return or raise, wholly before `b`: every pass
+ * through `a` leaves the function before `b`, and `b` cannot run before `a`. Not
+ * under a try or a with (a handler or a context manager could swallow an
+ * exception raised between `a` and the return, and go on to `b`), nor in a loop
+ * (an earlier pass could run `b`, a later one `a`).
+ */
+export function leavesBefore(a: SyntaxNode, b: SyntaxNode, fnNode: SyntaxNode): boolean {
+  const ancestors = ancestorsWithin(a, fnNode);
+  return ancestors.some((block, index) => {
+    if (block.type !== 'block' || contains(block, b) || block.endIndex > b.startIndex) return false;
+    const last = block.namedChildren.filter((child) => child.type !== 'comment').at(-1);
+    const leaves = last?.type === 'return_statement' || last?.type === 'raise_statement';
+    return leaves && !ancestors.slice(index + 1).some((outer) => outer.type === 'try_statement' || outer.type === 'with_statement' || LOOP_TYPES.has(outer.type));
+  });
 }
 
 function exclusiveArms(a: SyntaxNode, b: SyntaxNode, fnNode: SyntaxNode): boolean {
