@@ -35,6 +35,8 @@ const projectSchema = z.discriminatedUnion('from', [
       script: z.string().optional(),
       /** Paths relative to dist-packages left out of the scan: the package's own tests, shipped inside it. */
       without: z.array(z.string()).optional(),
+      /** Where the package installs its Python code when not under dist-packages (offlineimap3: /usr/share/offlineimap3); `target` and `without` are then relative to it. */
+      root: z.string().startsWith('/').optional(),
       set: setSchema,
     })
     .strict(),
@@ -131,10 +133,10 @@ export function presence(judged: JudgedList, librariesDir = LIBRARIES_DIR): Pres
       if (spec.from === 'debian') {
         const pkg = debianPackage(spec.package);
         expectVersion(pkg, spec.version);
-        const dir = spec.script ? assembleScript(pkg, spec.script, spec.target) : assembleProject(pkg, [], [spec.target.split('/')[0]!], spec.without);
+        const dir = spec.script ? assembleScript(pkg, spec.script, spec.target) : assembleProject(pkg, [], [spec.target.split('/')[0]!], spec.without, spec.root);
         assembled.push(dir);
         const target = path.join(dir, spec.target);
-        if (!existsSync(target)) throw new Error(`Debian package ${spec.package} ${pkg.version} has no ${spec.target} under dist-packages: fix "target" of ${project} in judged-findings.json`);
+        if (!existsSync(target)) throw new Error(`Debian package ${spec.package} ${pkg.version} has no ${spec.target} under ${spec.root ?? 'dist-packages'}: fix "target" of ${project} in judged-findings.json`);
         present[project] = target;
       } else {
         const folder = path.join(librariesDir, project);

@@ -56,17 +56,20 @@ export function expectVersion(pkg: DebianPackage, judgedVersion: string): void {
  * (for example the corpus's own scenario files). `only` limits the copy to those top-level
  * names (e.g. ['diskcache'] to leave out a package's tests); `without` leaves out those
  * paths, files or folders, relative to dist-packages (e.g. ['persistqueue/tests'], tests
- * kept inside the package).
+ * kept inside the package). `root` is where the package keeps its Python code when that is
+ * not dist-packages (a program's private folder, e.g. /usr/share/offlineimap3).
  */
-export function assembleProject(pkg: DebianPackage, extra: string[] = [], only?: string[], without: string[] = []): string {
+export function assembleProject(pkg: DebianPackage, extra: string[] = [], only?: string[], without: string[] = [], root = DIST_PACKAGES): string {
   const dir = projectFolder(pkg);
-  for (const rel of pkg.pythonFiles) {
+  const pythonFiles = root === DIST_PACKAGES ? pkg.pythonFiles : pkg.files.filter((f) => f.startsWith(`${root}/`) && f.endsWith('.py')).map((f) => path.relative(root, f));
+  if (root !== DIST_PACKAGES && pythonFiles.length === 0) throw new Error(`Debian package ${pkg.name} installs no Python file under ${root}: check the project's "root"`);
+  for (const rel of pythonFiles) {
     const top = rel.split('/')[0]!;
     if (only && !only.includes(top)) continue;
     if (without.some((left) => rel === left || rel.startsWith(`${left}/`))) continue;
     const target = path.join(dir, rel);
     mkdirSync(path.dirname(target), { recursive: true });
-    cpSync(path.join(DIST_PACKAGES, rel), target);
+    cpSync(path.join(root, rel), target);
   }
   for (const source of extra) {
     if (!statSync(source).isDirectory()) throw new Error(`assembleProject: ${source} is not a folder`);
