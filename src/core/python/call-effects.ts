@@ -82,6 +82,9 @@ export function callEffect(call: CallParts, module: PyModule, node?: SyntaxNode)
 function fileEffect(call: CallParts, module: PyModule): CallEffect | undefined {
   const { callee, method, positional, keywords, receiver } = call;
   if (FILE_OPENERS.has(callee)) {
+    // `tarfile.open(None, 'w:gz', buf)`: no name, the archive goes to the file object it is handed.
+    const pathNode = positional[0] ?? keywords.get('name') ?? keywords.get('file') ?? keywords.get('filename');
+    if (pathNode?.type === 'none') return undefined;
     const modeNode = keywords.get('mode') ?? positional[1];
     if (!modeNode) return undefined;
     const mode = resolveString(modeNode, module)?.text;

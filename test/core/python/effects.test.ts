@@ -133,6 +133,27 @@ describe('findEffects', () => {
     ]);
   });
 
+  it('sees no file in an archive opened with no name, written to the file object it is handed (dulwich tar_stream)', () => {
+    const archives = moduleOf(py`
+      import tarfile, gzip
+      from io import BytesIO
+
+      def in_memory(buf):
+          with tarfile.open(None, 'w:gz', buf) as tar:
+              tar.addfile(info)
+          with tarfile.open(name=None, mode='w', fileobj=buf) as tar:
+              tar.addfile(info)
+
+      def named(path, buf):
+          with tarfile.open(path, 'w:gz', buf) as tar:
+              tar.addfile(info)
+          with tarfile.open(name='out.tar', mode='w') as tar:
+              tar.addfile(info)
+    `);
+    expect(summary(findEffects(functionOf(archives, 'in_memory'), archives))).toEqual([]);
+    expect(summary(findEffects(functionOf(archives, 'named'), archives))).toEqual(['11 file-write tarfile.open mode=w:gz', '13 file-write tarfile.open mode=w']);
+  });
+
   it('finds sends to outside services and notices idempotency keys', () => {
     expect(summary(findEffects(functionOf(module, 'sends'), module))).toEqual([
       '45 send mailer.send',
