@@ -35,7 +35,7 @@ fi
 
 # Real-world corpora for the corpus tests (test/corpus): public libraries taken from Debian's
 # packages, pinned by their Debian versions, so that no copy of their code is committed here.
-CORPUS_PACKAGES=(python3-diskcache python3-sqlitedict python3-persist-queue python3-tinydb python3-cachelib buku python3-requests-cache python3-pickleshare python3-whoosh python3-joblib python3-hypothesis python3-kombu python3-pony python3-nbformat python3-keyrings.alt python3-configobj python3-sqlobject python3-coverage python3-beaker python3-rq python3-yoyo python3-doit python3-zict python3-tldextract python3-vcr python3-queuelib python3-partd python3-pooch python3-radicale python3-minidb python3-pykeepass python3-pysyncobj python3-parfive vdirsyncer khal todoman offlineimap3 python3-dogpile.cache python3-cachecontrol)
+CORPUS_PACKAGES=(python3-diskcache python3-sqlitedict python3-persist-queue python3-tinydb python3-cachelib buku python3-requests-cache python3-pickleshare python3-whoosh python3-joblib python3-hypothesis python3-kombu python3-pony python3-nbformat python3-keyrings.alt python3-configobj python3-sqlobject python3-coverage python3-beaker python3-rq python3-yoyo python3-doit python3-zict python3-tldextract python3-vcr python3-queuelib python3-partd python3-pooch python3-radicale python3-minidb python3-pykeepass python3-pysyncobj python3-parfive vdirsyncer khal todoman offlineimap3 python3-dogpile.cache python3-cachecontrol python3-apscheduler python3-alembic python3-dulwich trash-cli python3-mutagen python3-ipython)
 missing_corpus=()
 for pkg in "${CORPUS_PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' || missing_corpus+=("$pkg")

@@ -1,4 +1,4 @@
-import { describeWrites, driverOf, pendingWritesBefore, repeats, rerunSafeDdl, setsAutocommitFor, severalWrites, transactionFacts } from './facts.ts';
+import { describeWrites, driverOf, onlyRerunSafeDdl, pendingWritesBefore, repeats, setsAutocommitFor, severalWrites, transactionFacts } from './facts.ts';
 import type { Effect } from '../model.ts';
 import { defineRule } from './rule.ts';
 import { callParts } from '../body-walk.ts';
@@ -49,10 +49,6 @@ export const commitWithoutBegin = defineRule({
  * re-run makes the rest whatever the mode (sqlite3 opens no implicit transaction for DDL, so its default
  * mode would not hold them together either).
  */
-function onlyRerunSafeDdl(writes: readonly Effect[]): boolean {
-  return writes.every((write) => write.kind === 'db-ddl' && write.sql?.text !== undefined && rerunSafeDdl(write.sql.text));
-}
-
 /**
  * One DELETE statement run again and again (requests-cache's `bulk_delete`, a chunk of keys per run):
  * a crash between runs leaves some of the rows gone from that one table, and the re-run deletes the

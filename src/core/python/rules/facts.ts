@@ -128,6 +128,11 @@ export function rerunSafeDdl(statement: string): boolean {
   return /\bif\s+(not\s+)?exists\b/i.test(statement) || /^\s*create\s+(temp|temporary)\b/i.test(statement);
 }
 
+/** Every write is DDL a re-run completes (IF [NOT] EXISTS, TEMP): a crash between them leaves nothing a re-run trips on. */
+export function onlyRerunSafeDdl(writes: readonly Effect[]): boolean {
+  return writes.every((write) => write.kind === 'db-ddl' && write.sql?.text !== undefined && rerunSafeDdl(write.sql.text));
+}
+
 /**
  * Writes not yet committed when effect `before` runs: after the last commit,
  * rollback or script before it, and not inside a `with conn:` block that has

@@ -1,5 +1,6 @@
 import type { SyntaxNode } from '../model.ts';
-import { connectKeyword, connectsInAutocommit, connectionItem, connectionWrites, describeWrites, driverOf, setsAutocommitFor, transactionFacts } from './facts.ts';
+import { connectKeyword, connectsInAutocommit, connectionItem, connectionWrites, describeWrites, driverOf, onlyRerunSafeDdl, setsAutocommitFor, transactionFacts } from './facts.ts';
+import { onOwnDefaultModeConnection } from './default-mode-connection.ts';
 import { defineRule } from './rule.ts';
 
 export const withConnOpensNoTransaction = defineRule({
@@ -30,7 +31,7 @@ export const withConnOpensNoTransaction = defineRule({
         if (connectKeyword(connection.value, 'autocommit') === 'False') return;
         const facts = transactionFacts(context);
         const writes = connectionWrites(facts, body, fnNode);
-        if (!writes) return;
+        if (!writes || onlyRerunSafeDdl(writes)) return;
         const first = writes[0]!;
         if (facts.opens.some((open) => open.node.startIndex <= first.node.startIndex)) return;
         const autocommit =
@@ -38,6 +39,11 @@ export const withConnOpensNoTransaction = defineRule({
         // psycopg and other DB-API drivers begin before the first statement (autocommit off): the block is a transaction.
         if (!autocommit && driverOf(context.module, context.fn).kind !== 'sqlite3') return;
         const ddlFirst = facts.ddl.includes(first);
+        // In the default mode sqlite3 begins before the first INSERT/UPDATE/DELETE, and the with commits or rolls back:
+        // the block is a transaction when the module opened the connection so and never switches it. Not when DDL comes
+        // first (no BEGIN before it) or a script runs (executescript commits first).
+        const scripts = writes.some((write) => facts.scripts.includes(write));
+        if (!autocommit && !ddlFirst && !scripts && writes.every((write) => onOwnDefaultModeConnection(context, write))) return;
         context.report({
           node: item,
           messageId: autocommit ? 'withConnAutocommit' : ddlFirst ? 'withConnDdlFirst' : 'withConnNoBegin',

@@ -82,6 +82,37 @@ testRule(withConnOpensNoTransaction, {
                 conn.execute("INSERT INTO t VALUES (?)", (f.read(),))
       `,
     },
+    {
+      name: 'only CREATE TABLE IF NOT EXISTS: a re-run creates what is missing (IPython 8.5 HistoryAccessor.init_db)',
+      code: `
+        def init_db(self):
+            with self.db:
+                self.db.execute("CREATE TABLE IF NOT EXISTS sessions (session integer primary key, start timestamp)")
+                self.db.execute("CREATE TABLE IF NOT EXISTS history (session integer, line integer, source text)")
+      `,
+    },
+    {
+      name: 'a connection the function opens in the default mode: the block is a transaction (IPython 8.5 HistoryTrim.start)',
+      code: `
+        import sqlite3
+
+        def trim(path, sessions, inputs):
+            new_db = sqlite3.connect(path)
+            with new_db:
+                new_db.executemany("INSERT INTO sessions VALUES (?, ?)", sessions)
+                new_db.executemany("INSERT INTO history VALUES (?, ?)", inputs)
+            new_db.close()
+      `,
+    },
+    {
+      name: 'with sqlite3.connect(...) as c: opens the connection in the default mode, so the block is a transaction',
+      code: `
+        def archive(path, table):
+            with sqlite3.connect(path) as c:
+                c.execute(f"INSERT INTO {table}_archive SELECT * FROM {table}")
+                c.execute(f"DELETE FROM {table}")
+      `,
+    },
   ],
   invalid: [
     {
@@ -95,12 +126,12 @@ testRule(withConnOpensNoTransaction, {
       errors: [{ messageId: 'withConnNoBegin', line: 2 }],
     },
     {
-      name: 'with sqlite3.connect(...) as c: and f-string SQL',
+      name: 'with conn: on a connection a parameter hands in, and f-string SQL: its mode is the caller\'s',
       code: `
-        def archive(path, table):
-            with sqlite3.connect(path) as c:
-                c.execute(f"INSERT INTO {table}_archive SELECT * FROM {table}")
-                c.execute(f"DELETE FROM {table}")
+        def archive(conn, table):
+            with conn:
+                conn.execute(f"INSERT INTO {table}_archive SELECT * FROM {table}")
+                conn.execute(f"DELETE FROM {table}")
       `,
       errors: [{ messageId: 'withConnNoBegin', line: 2 }],
     },
@@ -163,6 +194,58 @@ testRule(withConnOpensNoTransaction, {
                 conn.execute("UPDATE accounts SET balance = balance + ? WHERE id = ?", (amount, b))
       `,
       errors: [{ messageId: 'withConnNoBegin', line: 2 }],
+    },
+    {
+      name: 'own default-mode connection, but the module switches a connection to autocommit somewhere',
+      code: `
+        import sqlite3
+
+        def trim(path, sessions, inputs):
+            new_db = sqlite3.connect(path)
+            with new_db:
+                new_db.executemany("INSERT INTO sessions VALUES (?, ?)", sessions)
+                new_db.executemany("INSERT INTO history VALUES (?, ?)", inputs)
+
+        def fast(db):
+            db.isolation_level = None
+      `,
+      errors: [{ messageId: 'withConnNoBegin', line: 5 }],
+    },
+    {
+      name: 'own default-mode connection, but DDL first: no BEGIN before it',
+      code: `
+        import sqlite3
+
+        def trim(path, inputs):
+            new_db = sqlite3.connect(path)
+            with new_db:
+                new_db.execute("CREATE TABLE history (session integer, line integer)")
+                new_db.executemany("INSERT INTO history VALUES (?, ?)", inputs)
+      `,
+      errors: [{ messageId: 'withConnDdlFirst', line: 5 }],
+    },
+    {
+      name: 'own default-mode connection, but a script in the block commits first',
+      code: `
+        import sqlite3
+
+        def trim(path, inputs):
+            new_db = sqlite3.connect(path)
+            with new_db:
+                new_db.executemany("INSERT INTO history VALUES (?, ?)", inputs)
+                new_db.executescript("DELETE FROM sessions; DELETE FROM output;")
+      `,
+      errors: [{ messageId: 'withConnNoBegin', line: 5 }],
+    },
+    {
+      name: 'CREATE TABLE IF NOT EXISTS beside an INSERT: the INSERT is not re-run safe',
+      code: `
+        def init_db(self):
+            with self.db:
+                self.db.execute("CREATE TABLE IF NOT EXISTS sessions (session integer primary key, start timestamp)")
+                self.db.execute("INSERT INTO sessions (start) VALUES (1)")
+      `,
+      errors: [{ messageId: 'withConnDdlFirst', line: 2 }],
     },
   ],
 });
