@@ -91,7 +91,7 @@ function lastBinding(module: PyModule, localName: string): ImportBinding | undef
  * files match. A repository scanned from inside its package (its root holds `__init__.py`) imports itself
  * by the package's name, which no path shows: `yoyo.backends.base` is then `backends/base.py`.
  */
-function moduleAt(index: RepoIndex, dotted: string): PyModule | undefined {
+export function moduleAt(index: RepoIndex, dotted: string): PyModule | undefined {
   const path = pathOf(index, dotted, true) ?? (index.moduleByDotted.has('') && dotted.includes('.') ? pathOf(index, dotted.slice(dotted.indexOf('.') + 1), false) : undefined);
   return path === undefined ? undefined : index.modules.get(path);
 }

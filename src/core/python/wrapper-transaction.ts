@@ -41,9 +41,10 @@
 // class, or of C) and, in a manager, `self.<attr>.m()` where __init__ stored
 // the instance that created it in <attr>, a few levels deep.
 // Which wrappers qualify: wrapper-verdict.ts; which connection a call runs on: instance-connections.ts.
-// Partial: only `with self.<wrapper>(...)`; a function run inside a caller's
-// wrapper from another module (yoyo's internalmigrations/v2.upgrade) stays
-// reported, and so does a wrapper inherited from another module in a scan
+// Partial: only `with self.<wrapper>(...)` here; a top-level function run
+// inside a caller's `with obj.<wrapper>()` from another module (yoyo's
+// internalmigrations/v2.upgrade) is caller-wrapper.ts's to answer, with the
+// repository index. A wrapper inherited from another module in a scan
 // that keeps no trees (scan-sources.ts). Subclasses are checked for an
 // override of the wrapper only, not of the methods it calls (yoyo's
 // OracleBackend.begin runs no BEGIN).
@@ -166,7 +167,7 @@ export function wrapperTransactionBlocks(fn: PyFunction, module: PyModule): Wrap
 }
 
 /** The connections the wrapper holds a transaction on, read on the class and on every subclass that overrides it. */
-function wrapperConnections(owner: ClassRef, name: string): Set<string> | undefined {
+export function wrapperConnections(owner: ClassRef, name: string): Set<string> | undefined {
   const wrapper = methodOf(owner, name);
   let connections = wrapper && wrapperVerdict(wrapper, owner);
   for (const subclass of connections ? subclassesOf(owner) : []) {

@@ -1,8 +1,10 @@
 import { driverOf, knownWrite, pendingWritesBefore, rerunSafeDdl, transactionFacts } from './facts.ts';
 import { defineRule } from './rule.ts';
 import { mutuallyExclusive } from './syntax.ts';
-import type { SyntaxNode } from '../model.ts';
+import type { Effect, SyntaxNode } from '../model.ts';
 import { insideWrapperTransaction } from '../wrapper-transaction.ts';
+import { insideCallerWrapper } from '../caller-wrapper.ts';
+import { schemaGuardedDdl } from './schema-guarded-ddl.ts';
 
 export const ddlOutsideTransaction = defineRule({
   meta: {
@@ -27,6 +29,10 @@ export const ddlOutsideTransaction = defineRule({
         if (driver.kind === 'psycopg') return;
         const facts = transactionFacts(context);
         const { effects } = context;
+        // Schema changes only, each one a re-run completes (IF NOT EXISTS, as commit-without-begin takes it, or guarded
+        // by a read of the schema it changes): a crash leaves some done, the re-run does the rest, no data write is lost.
+        const rerunCompletes = (effect: Effect): boolean => rerunSafeDdl(effect.sql?.text ?? '') || schemaGuardedDdl(effect, context.fn, context.module);
+        if (facts.dmlWrites.length === 0 && facts.scripts.length === 0 && facts.ddl.every(rerunCompletes)) return;
         const ddl = facts.ddl.find(
           (effect) =>
             // IF [NOT] EXISTS and TEMP objects: a re-run after a crash simply goes on.
@@ -36,6 +42,8 @@ export const ddlOutsideTransaction = defineRule({
             !facts.opens.some((open) => open.node.startIndex <= effect.node.startIndex) &&
             // `with self.transaction():` of this module's own BEGIN ... COMMIT wrapper.
             !insideWrapperTransaction(effect, context.fn, context.module) &&
+            // Every call reaching this function passes its connection object inside that object's wrapper (yoyo's v2.upgrade).
+            !insideCallerWrapper(effect, context.fn, context.module) &&
             // After an uncommitted INSERT/UPDATE/DELETE the default mode's implicit transaction holds the DDL too.
             !pendingWritesBefore(context, effects.indexOf(effect)).some((write) => write.kind === 'db-write'),
         );
