@@ -1,7 +1,8 @@
 // What a path expression is built from, as keys two paths share when they name the same file:
 // the same expression, a parameter of the same name (joblib's dump(value, filename) and
 // load(filename)) or of a pair of functions by name (save_state, load_state), a local name's
-// value, what `self.attr` is assigned anywhere in the module (configobj's self.filename = infile),
+// value, what `self.attr` is assigned anywhere in the module (configobj's self.filename = infile,
+// matched as that very parameter of _load, not by its name: role-pairs.ts judges names),
 // either arm of a conditional, the module's own path helper, a join onto a folder with a literal
 // name; and the folders a path lies in. read-back.ts compares a write's keys with a reader's.
 import type { PyModule, SyntaxNode } from '../model.ts';
@@ -11,14 +12,12 @@ import { memoizePer } from '../memo.ts';
 import { attributeAssignments } from '../attribute-assignments.ts';
 import { nameBindings } from './name-bindings.ts';
 import { compactText, literalText, unparenthesized } from './syntax.ts';
+import { PAIRED_NAME } from './role-pairs.ts';
 
 export const MAX_DEPTH = 4;
 
 /** A module constant's name: `CONFIG_PATH`, `STATUS_FILE`. */
 const CONSTANT_NAME = /^[A-Z][A-Z0-9_]*$/;
-
-/** A function named for saving or loading something: the verb, then what (`save_state`, `load_state`, `dump`, `load`). */
-const PAIRED_NAME = /^_*(save|write|dump|store|put|export|persist|load|read|import|restore)_?(\w*)$/;
 
 /** Calls that only normalize a path: `os.path.expanduser(p)` names the file `p` names. */
 const PATH_WRAPPERS = new Set([
@@ -36,13 +35,13 @@ const PATH_WRAPPERS = new Set([
 ]);
 
 /** What a path expression is built from, as comparable keys. */
-export function pathKeys(path: SyntaxNode, module: PyModule, depth = 0): Set<string> {
+export function pathKeys(path: SyntaxNode, module: PyModule, depth = 0, origin = enclosingFunctionNode(path)?.id): Set<string> {
   const keys = new Set<string>();
-  addKeys(unparenthesized(path), module, keys, depth);
+  addKeys(unparenthesized(path), module, keys, depth, origin);
   return keys;
 }
 
-function addKeys(node: SyntaxNode, module: PyModule, keys: Set<string>, depth: number): void {
+function addKeys(node: SyntaxNode, module: PyModule, keys: Set<string>, depth: number, origin: number | undefined): void {
   const text = compactText(node);
   if (keys.has(text) || depth > MAX_DEPTH) return;
   const fnNode = enclosingFunctionNode(node);
@@ -52,12 +51,15 @@ function addKeys(node: SyntaxNode, module: PyModule, keys: Set<string>, depth: n
     // A function's own name means nothing in another function: only a module-level name is compared as written.
     if (!params.has(node.text) && !values.has(node.text) && !opaque.has(node.text)) keys.add(text);
     if (params.has(node.text)) {
-      keys.add(`param:${node.text}`);
-      // save_state(state, path) and load_state(filename): a pair of functions by name, whatever their parameters are called.
-      const stem = PAIRED_NAME.exec(fnNode.childForFieldName('name')?.text ?? '')?.[2];
-      if (stem) keys.add(`param-of:${stem}`);
+      // This very parameter: configobj's write() saves self.filename, which _load() set from its infile, the file it read.
+      keys.add(`param-in:${fnNode.id}:${node.text}`);
+      // Only the path's own function's parameter is matched by name: a caller may pass one file to both functions.
+      // Another function's parameter reached through `self.attr = name` is that function's file, not any file so called
+      // (pykeepass's self.filename, read()'s filename, is not the filename dump_xml() exports to).
+      // Partial, a recall cost: save() of self.path set by __init__(path) and a classmethod load(cls, path) are not matched.
+      if (fnNode.id === origin) addParameterKeys(node.text, fnNode, keys);
     }
-    for (const value of values.get(node.text) ?? []) addKeys(unparenthesized(value), module, keys, depth + 1);
+    for (const value of values.get(node.text) ?? []) addKeys(unparenthesized(value), module, keys, depth + 1, origin);
     return;
   }
   keys.add(text);
@@ -66,19 +68,19 @@ function addKeys(node: SyntaxNode, module: PyModule, keys: Set<string>, depth: n
     const own = classOf(node, module);
     for (const assignment of attributeAssignments(module).whole.get(attribute) ?? []) {
       // self.path of another class is another file.
-      if (!assignment.augmented && assignment.position === undefined && classOf(assignment.value, module) === own) addKeys(unparenthesized(assignment.value), module, keys, depth + 1);
+      if (!assignment.augmented && assignment.position === undefined && classOf(assignment.value, module) === own) addKeys(unparenthesized(assignment.value), module, keys, depth + 1, origin);
     }
     return;
   }
   if (node.type === 'conditional_expression') {
     // `target if target else self.path`: either arm may be the file.
-    for (const arm of [node.namedChildren[0], node.namedChildren[2]]) if (arm) addKeys(unparenthesized(arm), module, keys, depth + 1);
+    for (const arm of [node.namedChildren[0], node.namedChildren[2]]) if (arm) addKeys(unparenthesized(arm), module, keys, depth + 1, origin);
     return;
   }
   const join = joined(node);
   if (join?.name?.type === 'string') {
     // os.path.join(self.root, 'state.json') and a name bound to os.path.join(root, 'state.json'): one file.
-    for (const folder of pathKeys(join.folder, module, depth + 1)) keys.add(`join:${folder}/${compactText(join.name)}`);
+    for (const folder of pathKeys(join.folder, module, depth + 1, origin)) keys.add(`join:${folder}/${compactText(join.name)}`);
     // A name joined onto some folder: the same name joined elsewhere, not a bare literal relative to the working directory.
     keys.add(fileKey(join.name).replace(/^file:/, 'file:*/'));
   }
@@ -86,11 +88,19 @@ function addKeys(node: SyntaxNode, module: PyModule, keys: Set<string>, depth: n
   if (node.type === 'call') {
     const call = callParts(node);
     const [first] = call.positional;
-    if (PATH_WRAPPERS.has(call.callee) && first && call.positional.length === 1) addKeys(unparenthesized(first), module, keys, depth + 1);
+    if (PATH_WRAPPERS.has(call.callee) && first && call.positional.length === 1) addKeys(unparenthesized(first), module, keys, depth + 1, origin);
     // self._path(k) and self._path(key): the module's own path helper names the file, whatever the argument is called.
     const helper = /^(?:(?:self|cls)\.)?(\w+)$/.exec(call.callee)?.[1];
     if (helper && moduleFunctionNames(module).has(helper) && !call.positional.some((argument) => argument.type === 'string')) keys.add(`call:${helper}`);
   }
+}
+
+/** A parameter by name: a caller may pass one file to this function and to another with a parameter so named or paired. */
+function addParameterKeys(name: string, fnNode: SyntaxNode, keys: Set<string>): void {
+  keys.add(`param:${name}`);
+  // save_state(state, path) and load_state(filename): a pair of functions by name, whatever their parameters are called.
+  const stem = PAIRED_NAME.exec(fnNode.childForFieldName('name')?.text ?? '')?.[2];
+  if (stem) keys.add(`param-of:${stem}`);
 }
 
 /** A file named by a literal (`'state.json'`, `"/etc/app.ini"`): by its last component, comparable across modules. */
