@@ -71,6 +71,7 @@ export function findEffects(fn: PyFunction, module: PyModule, options: EffectOpt
           node,
           inLoop: inLoop || inner.inLoop,
           via: { qualname: helper.fn.qualname, path: helper.module.path, line: inner.range.startLine },
+          viaNode: inner.node,
         };
         if (block && (inner.kind === 'db-commit' || inner.kind === 'db-rollback')) endsAt.set(effect, block.endIndex);
         effects.push(effect);

@@ -75,6 +75,8 @@ export interface Effect {
   mode?: string;
   /** Set when the effect was found inside a same-repository helper that this function calls. */
   via?: { qualname: string; path: string; line: number };
+  /** With `via`: the helper's own call, in the helper's tree (where the effect really runs, for questions about its surroundings there). */
+  viaNode?: SyntaxNode;
   /** Inside a for/while loop of the function. */
   inLoop: boolean;
   /** For sends: an idempotency key is passed. */

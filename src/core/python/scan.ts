@@ -22,7 +22,7 @@ export interface ScannedFile {
  * A function's report as the scan hands it out: without syntax nodes, which would keep every file's
  * tree (native memory) alive for as long as the result lives. A FunctionReport is one.
  */
-export type ScannedReport = Omit<FunctionReport, 'fn' | 'effects'> & { fn: Omit<PyFunction, 'node'>; effects: Omit<Effect, 'node'>[] };
+export type ScannedReport = Omit<FunctionReport, 'fn' | 'effects'> & { fn: Omit<PyFunction, 'node'>; effects: Omit<Effect, 'node' | 'viaNode'>[] };
 
 export interface ScanResult {
   files: ScannedFile[];
@@ -73,7 +73,7 @@ export function isPython(change: FileChange): boolean {
 /** A copy of the report that holds no syntax node, so the module's tree can be freed. */
 export function treeFreeReport(report: FunctionReport): ScannedReport {
   const { node: _fnNode, ...fn } = report.fn;
-  return { ...report, fn, effects: report.effects.map(({ node: _node, ...effect }) => effect) };
+  return { ...report, fn, effects: report.effects.map(({ node: _node, viaNode: _viaNode, ...effect }) => effect) };
 }
 
 export function scannedFile(module: PyModule, reports: ScannedReport[]): ScannedFile {

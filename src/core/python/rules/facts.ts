@@ -107,6 +107,25 @@ export function connectionItem(withStatement: SyntaxNode, txStyle: TxStyleResult
     .find((item) => item.parent?.parent?.id === withStatement.id && lines.has(item.startPosition.row + 1));
 }
 
+/**
+ * A helper's write that runs inside the helper's own `with <conn>:` block on the connection it
+ * writes on (IPython's end_session: `with self.db: self.db.execute(...)`). That block commits at its
+ * end in the default mode, and saves each write at once in autocommit: in neither mode does the
+ * caller's implicit transaction hold it together with the caller's other writes, and
+ * with-conn-opens-no-transaction speaks for the block in the helper.
+ */
+export function inHelperConnectionBlock(effect: Effect): boolean {
+  const inner = effect.viaNode;
+  const receiver = inner ? callParts(inner).receiver?.text : undefined;
+  if (!inner || receiver === undefined) return false;
+  for (let node = inner.parent; node && node.type !== 'function_definition' && node.type !== 'lambda'; node = node.parent) {
+    if (node.type !== 'with_statement') continue;
+    const items = node.descendantsOfType('with_item').filter((item) => item.parent?.parent?.id === node.id);
+    if (items.some((item) => item.childForFieldName('value')?.text === receiver)) return true;
+  }
+  return false;
+}
+
 export function within(container: SyntaxNode, effect: Effect): boolean {
   return contains(container, effect.node);
 }

@@ -68,6 +68,12 @@ export const inPlaceFileRewrite = defineRule({
       const removed = callParts(removal.node).positional[0] ?? callParts(removal.node).receiver;
       const rename = removed && moves.find((move) => move.node.startIndex > removal.node.startIndex && movedPaths(move.node).target === compactText(removed));
       if (!removed || !rename || mutuallyExclusive(removal.node, rename.node, fnNode)) return;
+      // A scratch name (dulwich's _fancy_rename removes the empty file mkstemp just made for its name): no one's record.
+      if (isTemporaryPath(removed)) return;
+      // Missing for whom? As for a file truncated in place, only a name something reads back is state (read-back.ts):
+      // a backup rotated out and replaced (IPython's logstart: logfname~) is read by no one.
+      const read = readsPath(fnNode, new Set([compactText(removed)])) || (readBackInModule(removed, context.module, rename.node) ?? namedByRecord(removed, fnNode, context.effects)) !== undefined;
+      if (!read) return;
       context.report({
         node: removal.node,
         messageId: 'removedBeforeRename',

@@ -14,8 +14,10 @@ import { moduleFacts } from '../module-facts.ts';
 import { memoizePer } from '../memo.ts';
 import { repoIndexOf } from '../callgraph.ts';
 import { nameBindings } from './name-bindings.ts';
-import { literalText, unparenthesized } from './syntax.ts';
+import { compactText, literalText, unparenthesized } from './syntax.ts';
 import { MAX_DEPTH, classOf, folderKeys, namesOneFile, pathKeys, portable } from './path-keys.ts';
+import { rolesDiffer } from './role-pairs.ts';
+import { sharedCaller } from './shared-caller.ts';
 
 /** Calls whose first argument is a path they read: open in a read mode, a loader, a parser, a copy's source, a database. */
 const READING_CALL = /^(open|read\w*|load\w*|parse|iterparse|connect|ZipFile|TarFile|copy|copy2|copyfile|copytree|cmp)$/;
@@ -41,6 +43,8 @@ export interface ReadBack {
   fnId?: number;
   /** The class the reading code is in: `self.path` of another class is another file. */
   cls?: string;
+  /** The name of the call that reads the path, but open (`load` of `load(filename)`, `read_config`, `read` of `config.read(path)`). */
+  call?: string;
   how: 'read' | 'listed' | 'readFrom' | 'renamed' | 'recorded' | 'queried' | 'unique' | 'checked';
 }
 
@@ -48,22 +52,27 @@ export interface ReadBack {
 const STRENGTH: Readonly<Record<ReadBack['how'], number>> = { read: 7, readFrom: 6, listed: 5, renamed: 4, recorded: 3, queried: 3, unique: 2, checked: 1 };
 
 interface ModuleReads {
-  /** Keys of every path a call of the module reads, or swaps in whole by a rename (state either way). */
-  read: Map<string, ReadBack>;
+  /** Keys of every path a call of the module reads, or swaps in whole by a rename (state either way): every reader of each. */
+  read: Map<string, ReadBack[]>;
   /** Keys of every folder a call of the module lists, or reads a file from. */
-  listed: Map<string, ReadBack>;
+  listed: Map<string, ReadBack[]>;
 }
 
 const moduleReads = memoizePer((module: PyModule): ModuleReads => {
-  const read = new Map<string, ReadBack>();
-  const listed = new Map<string, ReadBack>();
-  const note = (index: Map<string, ReadBack>, keys: Iterable<string>, node: SyntaxNode, how: ReadBack['how']): void => {
+  const read = new Map<string, ReadBack[]>();
+  const listed = new Map<string, ReadBack[]>();
+  const note = (index: Map<string, ReadBack[]>, keys: Iterable<string>, node: SyntaxNode, how: ReadBack['how']): void => {
+    const fnNode = enclosingFunctionNode(node);
+    const fn = fnNode?.childForFieldName('name')?.text;
+    const cls = classOf(node, module);
+    // What the reading call is named (`read_config`, `config.read`): the bare opener says nothing of what is read.
+    const method = callParts(node).method;
+    const call = method && method !== 'open' ? method : undefined;
+    const reason: ReadBack = { line: node.startPosition.row + 1, how, ...(fn && fnNode ? { fn, fnId: fnNode.id } : {}), ...(cls ? { cls } : {}), ...(call ? { call } : {}) };
     for (const key of keys) {
       const known = index.get(key);
-      const fnNode = enclosingFunctionNode(node);
-      const fn = fnNode?.childForFieldName('name')?.text;
-      const cls = classOf(node, module);
-      if (!known || STRENGTH[how] > STRENGTH[known.how]) index.set(key, { line: node.startPosition.row + 1, how, ...(fn && fnNode ? { fn, fnId: fnNode.id } : {}), ...(cls ? { cls } : {}) });
+      if (known) known.push(reason);
+      else index.set(key, [reason]);
     }
   };
   // A file read from a folder: the module reads what is in that folder (huey's enqueued_items).
@@ -83,7 +92,7 @@ const moduleReads = memoizePer((module: PyModule): ModuleReads => {
       if (EXISTENCE_CALLS.has(callee) || (EXISTENCE_METHODS.has(method) && !callee.includes('.path.'))) {
         const call = callParts(node);
         const tested = EXISTENCE_CALLS.has(callee) ? call.positional[0] : call.positional.length === 0 ? call.receiver : undefined;
-        if (tested && decidesIf(node)) note(read, pathKeys(tested, module), node, 'checked');
+        if (tested && decidesIf(node) && !onlyRemovesIt(node, tested)) note(read, pathKeys(tested, module), node, 'checked');
         continue;
       }
       if (method === 'connect' && !FILE_CONNECTS.has(callee)) continue;
@@ -120,6 +129,26 @@ function decidesIf(test: SyntaxNode): boolean {
   return (parent?.type === 'if_statement' || parent?.type === 'elif_clause') && parent.childForFieldName('condition')?.id === node.id;
 }
 
+const REMOVALS = new Set(['os.remove', 'os.unlink', 'shutil.rmtree']);
+
+/**
+ * `if os.path.isfile(p): os.remove(p)` (IPython's logstart clearing an old backup): the test only
+ * spares the removal an error; nothing the program does is skipped because the file is there.
+ */
+function onlyRemovesIt(test: SyntaxNode, tested: SyntaxNode): boolean {
+  if (test.parent?.type !== 'if_statement' || test.parent.childForFieldName('condition')?.id !== test.id) return false;
+  const statement = test.parent;
+  if (statement.childForFieldName('alternative') || statement.namedChildren.some((child) => child.type === 'elif_clause' || child.type === 'else_clause')) return false;
+  const body = statement.childForFieldName('consequence')?.namedChildren.filter((child) => child.type !== 'comment') ?? [];
+  return body.length > 0 && body.every((child) => {
+    const call = child.type === 'expression_statement' ? child.namedChildren[0] : undefined;
+    if (call?.type !== 'call') return false;
+    const parts = callParts(call);
+    const removed = REMOVALS.has(parts.callee) ? parts.positional[0] : parts.method === 'unlink' && parts.positional.length === 0 ? parts.receiver : undefined;
+    return removed !== undefined && compactText(removed) === compactText(tested);
+  });
+}
+
 /** `if not os.listdir(d)`, `len(os.listdir(d))`: whether the folder is empty, not which files it holds. */
 function onlyTestsEmptiness(listing: SyntaxNode): boolean {
   const parent = listing.parent;
@@ -141,9 +170,34 @@ function throughParameter(key: string, reason: ReadBack | undefined, writer: Syn
   if (!reason || reason.fnId === writer?.id) return reason;
   if (/^(self|cls)\./.test(key) && writer && reason.cls !== classOf(writer, module)) return undefined;
   const fn = reason.fn ?? 'another function';
-  if (key.startsWith('param:')) return { ...reason, parameter: { name: key.slice('param:'.length), fn } };
+  if (key.startsWith('param:')) {
+    const name = key.slice('param:'.length);
+    // A parameter's name is no link between functions named for different jobs: buku's write_string_to_file() and
+    // get_filehash() both take a "filepath", never one file. dump(value, filename) and load(filename) are a pair.
+    // Unless the module itself hands one path to both (lib2to3's processed_file: _read_python_source, write_file).
+    if (rolesDiffer(writer?.childForFieldName('name')?.text, reason.fn, reason.call) && !handedToBoth(writer, name, reason, module)) return undefined;
+    return { ...reason, parameter: { name, fn } };
+  }
   if (key.startsWith('param-of:')) return { ...reason, parameter: { fn } };
   return reason;
+}
+
+function handedToBoth(writer: SyntaxNode | undefined, parameter: string, reason: ReadBack, module: PyModule): boolean {
+  return writer !== undefined && [reason.fn, reason.call].some((reader) => reader !== undefined && sharedCaller(writer, parameter, reader, module));
+}
+
+/**
+ * The strongest reason of `reasons` that holds for this writer and key: of them all for a parameter's
+ * name (each reading function is judged by its name and callers), else of the strongest alone.
+ */
+function strongest(key: string, reasons: readonly ReadBack[] | undefined, writer: SyntaxNode | undefined, module: PyModule): ReadBack[] {
+  let best: ReadBack | undefined;
+  for (const reason of reasons ?? []) {
+    const held = key.startsWith('param:') ? throughParameter(key, reason, writer, module) : reason;
+    if (held && (!best || STRENGTH[held.how] > STRENGTH[best.how])) best = held;
+  }
+  const held = best && !key.startsWith('param:') ? throughParameter(key, best, writer, module) : best;
+  return held ? [held] : [];
 }
 
 /** A uuid or a secrets token in the file's name: a name no person picks, made for a program that lists the folder. */
@@ -171,16 +225,22 @@ function uniquelyNamed(path: SyntaxNode): SyntaxNode | undefined {
  * reading files from it; or its name is made unique (kombu's message files, read by consumers
  * in other processes).
  */
-export function readBackInModule(path: SyntaxNode, module: PyModule): ReadBack | undefined {
+export function readBackInModule(path: SyntaxNode, module: PyModule, besides?: SyntaxNode): ReadBack | undefined {
   const unique = uniquelyNamed(path);
   if (unique) return { line: unique.startPosition.row + 1, how: 'unique' };
   const reads = moduleReads(module);
   const writer = enclosingFunctionNode(path);
   const keys = pathKeys(path, module);
+  // `besides`: the rename that replaces a removed file is no reader of it (in-place-file-rewrite's remove-then-rename).
+  const counted = (reasons: readonly ReadBack[] | undefined): readonly ReadBack[] | undefined =>
+    besides ? reasons?.filter((reason) => !(reason.how === 'renamed' && reason.fnId === writer?.id && reason.line === besides.startPosition.row + 1)) : reasons;
   const found = [
-    ...[...keys].map((key) => throughParameter(key, reads.read.get(key), writer, module)),
-    ...[...folderKeys(path, module)].flatMap((key) => [reads.listed.get(key), key.startsWith('param') ? undefined : reads.read.get(key)].filter((reason) => reason?.how !== 'checked').map((reason) => throughParameter(key, reason, writer, module))),
-  ].filter((reason): reason is ReadBack => reason !== undefined);
+    ...[...keys].flatMap((key) => strongest(key, counted(reads.read.get(key)), writer, module)),
+    ...[...folderKeys(path, module)].flatMap((key) => {
+      const inFolder = [...(reads.listed.get(key) ?? []), ...(key.startsWith('param') ? [] : (reads.read.get(key) ?? []))];
+      return strongest(key, counted(inFolder.filter((reason) => reason.how !== 'checked')) ?? [], writer, module);
+    }),
+  ];
   const here = found.reduce<ReadBack | undefined>((best, reason) => (!best || STRENGTH[reason.how] > STRENGTH[best.how] ? reason : best), undefined);
   return here ?? readBackElsewhere([...keys].filter(portable), module);
 }
@@ -195,7 +255,7 @@ function readBackElsewhere(keys: readonly string[], module: PyModule): ReadBack 
     if (other === module) continue;
     const reads = moduleReads(other);
     for (const key of keys) {
-      const found = reads.read.get(key);
+      const [found] = strongest(key, reads.read.get(key), undefined, other);
       if (found) return { ...found, elsewhere: other.path };
     }
   }

@@ -1,9 +1,10 @@
-import { describeWrites, driverOf, setsAutocommitFor, severalWrites, transactionFacts, within } from './facts.ts';
+import { describeWrites, driverOf, inHelperConnectionBlock, setsAutocommitFor, severalWrites, transactionFacts, within } from './facts.ts';
 import { defineRule } from './rule.ts';
 import { callParts } from '../body-walk.ts';
 import { retriesOfOneAttempt } from './retried-attempts.ts';
 import { onOwnDefaultModeConnection } from './default-mode-connection.ts';
 import { insideWrapperTransaction } from '../wrapper-transaction.ts';
+import { insideCallerWrapper } from '../caller-wrapper.ts';
 
 export const writesRelyOnImplicitTransaction = defineRule({
   meta: {
@@ -28,10 +29,12 @@ export const writesRelyOnImplicitTransaction = defineRule({
         // A function that commits owns the transaction's end: commit-without-begin speaks for it.
         if (facts.opens.length > 0 || facts.commits.length > 0) return;
         // Writes in a `with conn:` block are with-conn-opens-no-transaction's to speak for.
-        const writes = facts.dmlWrites.filter((write) => !facts.connectionBlocks.some((block) => within(block, write)));
+        // So are a helper's writes in the helper's own `with conn:` block: that block commits them, or saves each at once.
+        const writes = facts.dmlWrites.filter((write) => !facts.connectionBlocks.some((block) => within(block, write)) && !inHelperConnectionBlock(write));
         if (!severalWrites(writes, fnNode) || retriesOfOneAttempt(writes)) return;
         // Every write inside `with self.transaction():` of this module's own BEGIN ... COMMIT wrapper has a transaction of its own.
-        if (writes.every((write) => insideWrapperTransaction(write, context.fn, context.module))) return;
+        // Or every call reaching this function runs it inside such a wrapper on the object it passes (caller-wrapper.ts).
+        if (writes.every((write) => insideWrapperTransaction(write, context.fn, context.module) || insideCallerWrapper(write, context.fn, context.module))) return;
         const first = writes[0]!;
         const connection = callParts(first.node).receiver?.text;
         const autocommit = connection !== undefined && setsAutocommitFor(connection, facts, first.node);

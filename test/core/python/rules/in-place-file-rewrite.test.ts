@@ -57,6 +57,34 @@ ${fill.map((line) => `                ${line}`).join('\n')}
 testRule(inPlaceFileRewrite, {
   valid: [
     {
+      name: 'IPython 8.5 Logger.logstart: an old backup removed (only if it is there) before the log is renamed over it; nothing reads the backup',
+      code: `
+        class Logger:
+            def logstart(self):
+                if isfile(self.logfname):
+                    backup_logname = self.logfname + '~'
+                    if isfile(backup_logname):
+                        os.remove(backup_logname)
+                    os.rename(self.logfname, backup_logname)
+                self.logfile = io.open(self.logfname, 'a', encoding='utf-8')
+      `,
+    },
+    {
+      name: "dulwich 0.21 _fancy_rename: the empty file mkstemp made for its name is removed before newname is renamed over it",
+      code: `
+        def _fancy_rename(oldname, newname):
+            (fd, tmpfile) = tempfile.mkstemp(".tmp", prefix=oldname, dir=".")
+            os.close(fd)
+            os.remove(tmpfile)
+            os.rename(newname, tmpfile)
+            os.rename(oldname, newname)
+            os.remove(tmpfile)
+
+        def load(path):
+            return open(path).read()
+      `,
+    },
+    {
       name: "created with `with open(path, 'w'): pass` (keyrings.alt 4.2 _ensure_file_path): nothing is written",
       code: `
         class Keyring:
@@ -647,8 +675,122 @@ ${Array.from({ length: 50 }, (_, i) => `            p = p + q${i}`).join('\n')}
                 f.write('x')
       `,
     },
+    {
+      name: 'buku 4.7 write_string_to_file and get_filehash (151): one parameter name, functions named for different jobs',
+      code: `
+        class BukuCrypt:
+            @staticmethod
+            def get_filehash(filepath):
+                with open(filepath, 'rb') as fp:
+                    hasher = sha256()
+                    buf = fp.read(BLOCKSIZE)
+                    while len(buf) > 0:
+                        hasher.update(buf)
+                        buf = fp.read(BLOCKSIZE)
+                    return hasher.digest()
+
+        def write_string_to_file(content, filepath):
+            try:
+                with open(filepath, 'w', encoding='utf-8') as f:
+                    f.write(content)
+            except Exception as e:
+                LOGERR(e)
+      `,
+    },
+    {
+      name: 'write_report(path) and read_settings(path): a report saved, settings loaded, the parameter named alike',
+      code: `
+        def read_settings(path):
+            with open(path) as f:
+                return f.read()
+
+        def write_report(path, text):
+            with open(path, 'w') as f:
+                f.write(text)
+      `,
+    },
+    {
+      name: 'pykeepass 4.0.3 dump_xml and save(): an export beside a function that saves the database by rename, not one that loads it',
+      code: `
+        class PyKeePass:
+            def save(self, filename=None):
+                if not filename:
+                    filename = self.filename
+                filename_tmp = filename + '.tmp'
+                KDBX.build_file(self.kdbx, filename_tmp)
+                shutil.move(filename_tmp, filename)
+
+            def dump_xml(self, filename):
+                with open(filename, 'wb') as f:
+                    f.write(etree.tostring(self.tree))
+      `,
+    },
+    {
+      name: "pykeepass 4.0.3 reload(): reads self.filename, the file read() was given, not any file some function calls filename",
+      code: `
+        class PyKeePass:
+            def read(self, filename=None):
+                if filename:
+                    self.filename = filename
+                self.kdbx = KDBX.parse_file(filename)
+
+            def reload(self):
+                self.read(self.filename)
+
+            def to_xml(self, filename):
+                with open(filename, 'wb') as f:
+                    f.write(etree.tostring(self.tree))
+      `,
+    },
+    {
+      name: 'near miss of lib2to3 3.11 processed_file: the caller reads one name and writes another, so the names of the jobs decide',
+      code: `
+        class RefactoringTool:
+            def _read_python_source(self, filename):
+                with open(filename, 'rb') as f:
+                    return f.read()
+
+            def processed_file(self, new_text, source, target):
+                old_text = self._read_python_source(source)
+                self.write_file(new_text, target, old_text)
+
+            def write_file(self, new_text, filename, old_text):
+                with open(filename, 'w') as fp:
+                    fp.write(new_text)
+      `,
+    },
   ],
   invalid: readsBack([
+    {
+      name: 'a backup removed before the log is renamed over it, and the module reads the backup back: it is state',
+      code: `
+        class Logger:
+            def logstart(self):
+                backup_logname = self.logfname + '~'
+                if isfile(backup_logname):
+                    os.remove(backup_logname)
+                os.rename(self.logfname, backup_logname)
+
+            def restore(self):
+                return open(self.logfname + '~').read()
+      `,
+      errors: [{ messageId: 'removedBeforeRename', line: 5 }],
+    },
+    {
+      name: 'an existence test that skips work, beside the removal: the removed file is state',
+      code: `
+        def rotate(path, staged):
+            if os.path.exists(path):
+                os.remove(path)
+            os.rename(staged, path)
+
+        def setup(path):
+            if not os.path.exists(path):
+                initialise(path)
+      `,
+      loader: '',
+      errors: [{ messageId: 'removedBeforeRename', line: 3 }],
+    },
     {
       name: 'load_state(filename) and save_state(state, path): a pair by name, whatever the parameters are called',
       loader: '',
@@ -1607,7 +1749,7 @@ def load(out):
                     f.write(text)
       `,
       loader: `
-def tables(base):
+def load_tables(base):
     return os.listdir(base)
 `,
       errors: [{ messageId: 'truncatesInPlace', line: 4 }],
@@ -1818,6 +1960,175 @@ def tables(base):
       `,
       errors: [{ messageId: 'truncatesInPlace', line: 7 }],
     },
+    {
+      name: 'near miss of write_report: read_report(path) loads what write_report(path) saves',
+      code: `
+        def read_report(path):
+            with open(path) as f:
+                return f.read()
+
+        def write_report(path, text):
+            with open(path, 'w') as f:
+                f.write(text)
+      `,
+      loader: '',
+      errors: [{ messageId: 'truncatesInPlace', line: 6 }],
+    },
+    {
+      name: 'buku 4.7 exportdb(filepath) and importdb(filepath): an export/import pair by name reads the file back',
+      code: `
+        class BukuDb:
+            def importdb(self, filepath, tacit=False):
+                with open(filepath, 'r', encoding='utf-8') as datafile:
+                    return json.load(datafile)
+
+            def exportdb(self, filepath):
+                with open(filepath, mode='w', encoding='utf-8') as outfp:
+                    outfp.write(self.render())
+      `,
+      loader: '',
+      errors: [{ messageId: 'truncatesInPlace', line: 7 }],
+    },
+    {
+      name: "yoyo 8.2 save_config(config, path) and config_changed(config, path): the reader calls the module's read_config(path)",
+      code: `
+        def read_config(src):
+            config = ConfigParser()
+            config.read(src)
+            return config
+
+        def save_config(config, path):
+            f = open(path, "w")
+            try:
+                return config.write(f)
+            finally:
+                f.close()
+
+        def config_changed(config, path):
+            return read_config(path) != config
+      `,
+      loader: '',
+      errors: [{ messageId: 'truncatesInPlace', line: 7 }],
+    },
+    {
+      name: 'near miss of pykeepass dump_xml: a bare load(filename) names no thing, so it may load what dump_xml saves',
+      code: `
+        class PyKeePass:
+            def load(self, filename):
+                with open(filename, 'rb') as f:
+                    return f.read()
+
+            def dump_xml(self, filename):
+                with open(filename, 'wb') as f:
+                    f.write(etree.tostring(self.tree))
+      `,
+      loader: '',
+      errors: [{ messageId: 'truncatesInPlace', line: 7 }],
+    },
+    {
+      name: 'near miss of pykeepass reload(): its own parameter is read, so a caller may pass it what to_xml() wrote',
+      code: `
+        class PyKeePass:
+            def read(self, filename=None):
+                if filename:
+                    self.filename = filename
+                self.kdbx = KDBX.parse_file(filename)
+
+            def reload(self, filename):
+                self.read(filename)
+
+            def to_xml(self, filename):
+                with open(filename, 'wb') as f:
+                    f.write(etree.tostring(self.tree))
+      `,
+      loader: '',
+      errors: [{ messageId: 'truncatesInPlace', line: 11 }],
+    },
+    {
+      name: "lib2to3 3.11 processed_file hands one filename to _read_python_source() and write_file(): one file, whatever the functions' names say",
+      code: `
+        class RefactoringTool:
+            def _read_python_source(self, filename):
+                with open(filename, 'rb') as f:
+                    return f.read()
+
+            def processed_file(self, new_text, filename, write=False):
+                old_text = self._read_python_source(filename)
+                if write:
+                    self.write_file(new_text, filename, old_text)
+
+            def write_file(self, new_text, filename, old_text):
+                with open(filename, 'w') as fp:
+                    fp.write(new_text)
+      `,
+      loader: '',
+      errors: [{ messageId: 'truncatesInPlace', line: 12 }],
+    },
+    {
+      name: 'the same two hops up: refactor_file reads its filename and passes it to processed_file, which passes it to write_file',
+      code: `
+        class RefactoringTool:
+            def _read_python_source(self, filename):
+                with open(filename, 'rb') as f:
+                    return f.read()
+
+            def refactor_file(self, path):
+                text = self._read_python_source(path)
+                self.processed_file(text.upper(), filename=path)
+
+            def processed_file(self, new_text, filename):
+                self.write_file(new_text, filename)
+
+            def write_file(self, new_text, filename):
+                with open(filename, 'w') as fp:
+                    fp.write(new_text)
+      `,
+      loader: '',
+      errors: [{ messageId: 'truncatesInPlace', line: 14 }],
+    },
+    {
+      name: "near miss of the role check: a reading function whose name says no job (resume) is no evidence against save_state's file",
+      code: `
+        def resume(path):
+            with open(path) as f:
+                return json.load(f)
+
+        def save_state(state, path):
+            with open(path, 'w') as f:
+                json.dump(state, f)
+      `,
+      loader: '',
+      errors: [{ messageId: 'truncatesInPlace', line: 6 }],
+    },
+    {
+      name: 'near miss of the role check: get_status() is named for another job, but its reading call, parser.read(path), loads whatever it is given',
+      code: `
+        def get_status(path):
+            parser = ConfigParser()
+            parser.read(path)
+            return parser['status']
+
+        def write_report(path, text):
+            with open(path, 'w') as f:
+                f.write(text)
+      `,
+      loader: '',
+      errors: [{ messageId: 'truncatesInPlace', line: 7 }],
+    },
+    {
+      name: 'near miss of the role check: get_config(path) loads what write_config(path) saves',
+      code: `
+        def get_config(path):
+            with open(path) as f:
+                return f.read()
+
+        def write_config(path, text):
+            with open(path, 'w') as f:
+                f.write(text)
+      `,
+      loader: '',
+      errors: [{ messageId: 'truncatesInPlace', line: 6 }],
+    },
   ]),
 });
 
@@ -1829,13 +2140,13 @@ describe('in-place-file-rewrite messages', () => {
             with open(os.path.join(d, 'a.json'), 'w') as f:
                 f.write(name)
 
-        def count(d):
+        def read_item(d):
             for n in os.listdir(d):
                 print(n)
       `,
       [inPlaceFileRewrite],
     );
-    expect(finding?.message).toContain("for count() (the listing of its folder at line 6), if its d is this file's folder");
+    expect(finding?.message).toContain("for read_item() (the listing of its folder at line 6), if its d is this file's folder");
   });
 
   it('names the reading function of a pair by name (load_state, save_state)', () => {
@@ -1857,7 +2168,7 @@ describe('in-place-file-rewrite messages', () => {
   it('names the reading function when only a parameter of the same name links it to the written file', () => {
     const [finding] = lint(
       `
-        def read_settings(path):
+        def read_report(path):
             with open(path) as f:
                 return f.read()
 
@@ -1868,8 +2179,26 @@ describe('in-place-file-rewrite messages', () => {
       [inPlaceFileRewrite],
     );
     expect(finding?.message).toBe(
-      "path is truncated and written in place (open(..., 'w')): a crash mid-write leaves it empty or torn for read_settings() at line 2, which reads a file passed as path",
+      "path is truncated and written in place (open(..., 'w')): a crash mid-write leaves it empty or torn for read_report() at line 2, which reads a file passed as path",
     );
+  });
+
+  it('says the read itself when the written self.filename is the parameter the reading function assigned it from (configobj 5.0)', () => {
+    const [finding] = lint(
+      `
+        class ConfigObj:
+            def _load(self, infile):
+                self.filename = infile
+                with open(infile, 'rb') as h:
+                    return h.readlines()
+
+            def write(self):
+                with open(self.filename, 'wb') as h:
+                    h.write(self.output)
+      `,
+      [inPlaceFileRewrite],
+    );
+    expect(finding?.message).toContain('empty or torn for the read of it at line 4');
   });
 
   it('removedBeforeRename says where the new contents are, not that no file is left', () => {
@@ -1878,6 +2207,9 @@ describe('in-place-file-rewrite messages', () => {
         def publish(path, staged):
             os.remove(path)
             os.rename(staged, path)
+
+        def show(path):
+            return open(path).read()
       `,
       [inPlaceFileRewrite],
     );

@@ -25,7 +25,7 @@ ${body
 `;
 }
 
-const lines = (code: string): number[] => lint(code, [writesRelyOnImplicitTransaction]).map((finding) => finding.line);
+const lines = (code: string): number[] => lint(code, [writesRelyOnImplicitTransaction]).map((finding) => finding.range.startLine);
 
 describe('writes on paths that leave the function before each other', () => {
   it('is quiet on a write in a branch that returns before the other write (vdirsyncer)', () => {
