@@ -4,7 +4,6 @@ import { defineRule } from './rule.ts';
 import { compactText, contains, enclosingLoop, statementOf } from './syntax.ts';
 import { callParts } from '../body-walk.ts';
 import { loopsOverOneRow } from './single-row-loop.ts';
-import { rerunConverges } from './idempotent-items.ts';
 
 const LEAVES_LOOP = new Set(['break_statement', 'return_statement', 'raise_statement']);
 
@@ -42,9 +41,6 @@ export const commitInLoop = defineRule({
           // Only DELETEs (diskcache's cull/clear/expire, in batches): a crash keeps the rows already gone and a
           // re-run deletes what is left; nothing half done, nothing repeated.
           if (writesInLoop.some(knownWrite) && writesInLoop.every(deletesOnly)) continue;
-          // Every item's writes are skipped or merged when already done (a key check, OR IGNORE, a dedup):
-          // a re-run after a crash mid-loop converges to the same rows (idempotent-items.ts).
-          if (rerunConverges(loop, { fn: context.fn, module: context.module, effects: context.effects })) continue;
           const resumable = rerunSkipsFinishedItems(loop, writesInLoop, context.effects);
           // The question commitPerItemResumable asks, answered for one shape: each iteration begins a transaction,
           // writes and commits on that one connection, and nothing in between can leave the iteration early or

@@ -25,10 +25,7 @@
 // quiet when that is shown: each iteration runs BEGIN, its writes and the commit
 // on one connection, with no continue, break, return or except in between. A loop
 // whose only writes are DELETEs (diskcache's batched cull/clear) is not reported:
-// a crash keeps what is gone and a re-run repeats nothing (issue 15). Nor is a
-// loop whose every item's writes are shown idempotent (a key check before the
-// insert, OR IGNORE, a dedup merge, literal values) with nothing that could make
-// a re-run do less: the re-run converges (idempotent-items.ts; buku's importdb).
+// a crash keeps what is gone and a re-run repeats nothing (issue 15).
 import type { Effect, Finding, PyFunction, PyModule, SyntaxNode, TxStyleResult } from '../model.ts';
 import { rangeOf } from '../source-range.ts';
 import { findingId, normalizedCode } from './finding-id.ts';

@@ -510,11 +510,11 @@ testRule(commitInLoop, {
       errors: [{ messageId: 'commitPerItemResumable', line: 6 }],
     },
     {
-      name: 'resumable: INSERT OR REPLACE per item (a replaced row is deleted and inserted again: not taken as idempotent; INSERT OR IGNORE is quiet, commit-in-loop-idempotent.test.ts)',
+      name: 'resumable: idempotent writes per item',
       code: `
         def import_customers(conn, rows):
             for email in rows:
-                conn.execute("INSERT OR REPLACE INTO customers (email) VALUES (?)", (email,))
+                conn.execute("INSERT OR IGNORE INTO customers (email) VALUES (?)", (email,))
                 conn.commit()
       `,
       errors: [{ messageId: 'commitPerItemResumable', line: 4 }],
@@ -524,7 +524,7 @@ testRule(commitInLoop, {
       code: `
         def process_all(conn):
             for (job_id,) in conn.execute("SELECT id FROM jobs").fetchall():
-                conn.execute("INSERT INTO results (job_id) VALUES (?)", (job_id,))
+                conn.execute("UPDATE jobs SET status = 'done' WHERE id = ?", (job_id,))
                 conn.commit()
       `,
       errors: [{ messageId: 'commitInLoop', line: 4 }],

@@ -83,10 +83,10 @@ describe('runRules', () => {
       `
       def drain(conn, a, b):
           for x in a:
-              conn.execute("UPDATE q SET tries = tries + 1 WHERE id = ?", (x,))
+              conn.execute("UPDATE q SET done = 1 WHERE id = ?", (x,))
               conn.commit()
           for x in b:
-              conn.execute("UPDATE q SET tries = tries + 1 WHERE id = ?", (x,))
+              conn.execute("UPDATE q SET done = 1 WHERE id = ?", (x,))
               conn.commit()
       `,
       [ruleById('commit-in-loop')!],
