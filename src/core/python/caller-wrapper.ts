@@ -8,7 +8,15 @@
 // rollback or script in the block before the call (or in a loop around it) nor in the function,
 // through the object's methods or the repository functions the object is passed to; a `with` on
 // the object, a call the object is passed to whose target is unknown, or a nested function or
-// lambda counts as one. Without the repository index there is no answer.
+// lambda counts as one, and so does the object's attribute taken as a value (`done = backend.commit`)
+// unless only formatted into a string. Nothing may swallow the function's exception inside the
+// wrapper either (an except, another manager, in the same with statement or between, a return,
+// break or continue in a finally), else the wrapper commits half-done work; and an async function
+// or a generator has no answer (its body may run after the with has ended), nor has a caller that is one
+// (it may pause inside the wrapper while others end the transaction). Closed world: a caller
+// outside the repository gets no transaction, and this quieting trusts the repository to hold
+// every caller (a library function called by its users is quieted wrongly). Without the
+// repository index there is no answer.
 import type { Effect, PyFunction, PyModule, SyntaxNode } from './model.ts';
 import { findEffects } from './effects.ts';
 import { repoIndexOf } from './callgraph.ts';
@@ -27,7 +35,8 @@ const MAX_CALLERS = 3;
 const MAX_CALLS = 4;
 
 export function insideCallerWrapper(effect: Effect, fn: PyFunction, module: PyModule): boolean {
-  if (!repoIndexOf(module) || !plainTopLevel(fn)) return false;
+  // An async function or a generator runs its body when awaited or iterated, maybe after the with has ended.
+  if (!repoIndexOf(module) || !plainTopLevel(fn) || runsLater(fn)) return false;
   const write = writeOnParameter(effect, fn, module);
   const sites = write && everyRepoCallOf(fn, module);
   if (!write || !sites) return false;
@@ -47,7 +56,7 @@ function writeOnParameter(effect: Effect, fn: PyFunction, module: PyModule): { p
   const helperModule = index.modules.get(effect.via.path);
   const helper = helperModule && functionsByQualname(helperModule).get(effect.via.qualname);
   const targets = targetsOf(effect.node, module, index);
-  if (!helper || !helperModule || targets?.length !== 1 || targets[0]!.fn !== helper) return undefined;
+  if (!helper || !helperModule || targets?.length !== 1 || targets[0]!.fn !== helper || runsLater(helper)) return undefined;
   // The helper's own call at that line; one found through a further helper has no answer.
   const inner = findEffects(helper, helperModule).filter((each) => each.range.startLine === effect.via!.line && each.kind === effect.kind && each.call === effect.call);
   if (inner.length !== 1 || inner[0]!.via) return undefined;
@@ -101,7 +110,8 @@ interface Held {
 function heldBySite(site: RepoCallSite, fn: PyFunction, param: string): Held | undefined {
   const { call, caller, module } = site;
   const passed = argumentFor(call, fn, param);
-  if (!caller || passed?.type !== 'identifier' || insideLambda(call, caller.node)) return undefined;
+  // A caller that is async or a generator may pause inside the wrapper, and whoever resumes it may end the transaction meanwhile.
+  if (!caller || passed?.type !== 'identifier' || insideLambda(call, caller.node) || runsLater(caller)) return undefined;
   // Passed once only: through another parameter (`f(backend, backend.connection)`) the function could end the transaction unseen.
   const mentions = (call.childForFieldName('arguments')?.descendantsOfType('identifier') ?? []).filter((use) => use.text === passed.text);
   if (mentions.length !== 1) return undefined;
@@ -111,6 +121,8 @@ function heldBySite(site: RepoCallSite, fn: PyFunction, param: string): Held | u
     // An except (or another manager, which may suppress) between the wrapper and the call would let the block end
     // normally after the function failed half way, and the wrapper commit what it wrote.
     if (at.type === 'try_statement' && at.namedChildren.some((part) => part.type === 'except_clause' || part.type === 'except_group_clause')) return undefined;
+    // So would a return, break or continue in a finally: it drops the exception the finally was running for.
+    if (at.type === 'try_statement' && at.namedChildren.some((part) => part.type === 'finally_clause' && leavesFinally(part))) return undefined;
     if (at.type !== 'with_statement') continue;
     const wrapper = wrapperOn(at, passed.text);
     const body = at.childForFieldName('body');
@@ -120,9 +132,10 @@ function heldBySite(site: RepoCallSite, fn: PyFunction, param: string): Held | u
   return undefined;
 }
 
-/** `with obj.transaction():` → `transaction`. */
+/** `with obj.transaction():` → `transaction`; undefined when the statement holds another manager (`, contextlib.suppress(...)` may swallow the exception before the wrapper sees it). */
 function wrapperOn(statement: SyntaxNode, object: string): string | undefined {
   const items = statement.descendantsOfType('with_item').filter((item) => item.parent?.parent?.id === statement.id);
+  if (items.length !== 1) return undefined;
   for (const item of items) {
     let value = item.childForFieldName('value');
     if (value?.type === 'as_pattern') value = value.namedChildren[0] ?? null;
@@ -161,20 +174,23 @@ function writeOnWrapperConnection(cls: ClassRef, wrapper: string, tail: string, 
   });
 }
 
-/** Something in the with block before the call (or in a loop around both, the call itself included) may end the transaction. */
+/** Something in the with block before the call (or in a loop around both, the call itself included), or a bound method or nested code on the object anywhere in the caller, may end the transaction. */
 function mayEndTransactionBefore(statement: SyntaxNode, call: SyntaxNode, caller: PyFunction, module: PyModule, object: string, classes: ClassRef[]): boolean {
   const body = statement.childForFieldName('body');
   if (!body) return true;
   const before = (node: SyntaxNode): boolean => contains(body, node) && (node.endIndex <= call.startIndex || inOneLoop(node, call, body));
   if (findEffects(caller, module).some((effect) => ends(effect) && before(effect.node))) return true;
-  if (hasNestedCode(body, object)) return true;
+  // A bound method or nested code made anywhere in the caller (before the with too) may be called in the block.
+  const callerBody = caller.node.childForFieldName('body') ?? caller.node;
+  if (hasNestedCode(callerBody, object) || valueReadsOf(callerBody, object).length > 0) return true;
   return scopeFacts(module, caller.node).calls.some(({ node }) => before(node) && mayEndTransactionAt(node, object, caller, module, classes, 0));
 }
 
 /** Anything in the function may end the transaction on its object parameter. */
 function mayEndTransactionIn(fn: PyFunction, module: PyModule, param: string, classes: ClassRef[], depth: number): boolean {
   if (depth > MAX_CALLS || reboundIn(fn, module, param)) return true;
-  if (findEffects(fn, module).some(ends) || hasNestedCode(fn.node.childForFieldName('body') ?? fn.node, param)) return true;
+  const body = fn.node.childForFieldName('body') ?? fn.node;
+  if (findEffects(fn, module).some(ends) || hasNestedCode(body, param) || valueReadsOf(body, param).length > 0) return true;
   return scopeFacts(module, fn.node).calls.some(({ node }) => mayEndTransactionAt(node, param, fn, module, classes, depth));
 }
 
@@ -229,6 +245,57 @@ function parameterReceiving(call: SyntaxNode, target: PyFunction, argument: Synt
 function escapesIn(arg: SyntaxNode, object: string): boolean {
   const uses = arg.type === 'identifier' ? [arg] : arg.descendantsOfType('identifier');
   return uses.some((use) => use.text === object && !(use.parent?.type === 'attribute' && use.parent.childForFieldName('object')?.id === use.id));
+}
+
+/**
+ * `object.<attr>` read as a value, not called (`done = backend.commit; done()`): a bound method so taken may
+ * end the transaction where no call on the object shows it. Read only to be formatted into a string
+ * (`"... {}".format(backend.table)`, an f-string) it is never called, so it does not count.
+ */
+function valueReadsOf(region: SyntaxNode, object: string): SyntaxNode[] {
+  return region.descendantsOfType('attribute').filter((read) => {
+    if (read.childForFieldName('object')?.type !== 'identifier' || read.childForFieldName('object')?.text !== object) return false;
+    let top = read;
+    while (top.parent?.type === 'attribute' && top.parent.childForFieldName('object')?.id === top.id) top = top.parent;
+    if (top.parent?.type === 'call' && top.parent.childForFieldName('function')?.id === top.id) return false;
+    // An assignment to the attribute stores, it reads nothing.
+    if (top.id === read.id && top.parent?.type === 'assignment' && top.parent.childForFieldName('left')?.id === top.id) return false;
+    return !formattedOnly(top);
+  });
+}
+
+function formattedOnly(value: SyntaxNode): boolean {
+  if (value.parent?.type === 'interpolation') return true;
+  const list = value.parent?.type === 'keyword_argument' && value.parent.childForFieldName('value')?.id === value.id ? value.parent.parent : value.parent;
+  const call = list?.type === 'argument_list' ? list.parent : undefined;
+  const callee = call?.type === 'call' ? call.childForFieldName('function') : undefined;
+  const receiver = callee?.type === 'attribute' && callee.childForFieldName('attribute')?.text === 'format' ? callee.childForFieldName('object') : undefined;
+  return receiver?.type === 'string' || receiver?.type === 'concatenated_string';
+}
+
+/** The finally clause has its own return, or a break/continue leaving a loop around it: either drops a pending exception. */
+function leavesFinally(clause: SyntaxNode): boolean {
+  return clause.descendantsOfType(['return_statement', 'break_statement', 'continue_statement']).some((jump) => {
+    for (let at = jump.parent; at && at.id !== clause.id; at = at.parent) {
+      if (NESTED_SCOPES.has(at.type)) return false;
+      // A loop's own body only: a break in its `else` leaves the loop around it.
+      const loopBody = at.type === 'for_statement' || at.type === 'while_statement' ? at.childForFieldName('body') : null;
+      if (jump.type !== 'return_statement' && loopBody && contains(loopBody, jump)) return false;
+    }
+    return true;
+  });
+}
+
+const NESTED_SCOPES = new Set(['function_definition', 'lambda', 'class_definition']);
+
+/** Async, or a generator: its own `yield` (a nested function's is its own). */
+function runsLater(fn: PyFunction): boolean {
+  if (fn.isAsync) return true;
+  const body = fn.node.childForFieldName('body');
+  return (body?.descendantsOfType('yield') ?? []).some((node) => {
+    for (let at = node.parent; at && at.id !== fn.node.id; at = at.parent) if (NESTED_SCOPES.has(at.type)) return false;
+    return true;
+  });
 }
 
 const ends = (effect: Effect): boolean => effect.kind === 'db-commit' || effect.kind === 'db-rollback' || effect.kind === 'db-script';

@@ -226,7 +226,129 @@ valid.push({
   }),
 });
 
+valid.push(
+  {
+    name: 'a finally whose own loop breaks (the break leaves that loop, not the finally)',
+    modules: repo({
+      'internalmigrations/__init__.py': migrations({
+        loop: `with backend.transaction():
+        try:
+            schema_versions[2].upgrade(backend)
+        finally:
+            for _ in range(3):
+                break`,
+      }),
+    }),
+  },
+  {
+    name: 'a yield in a nested function of v2.upgrade that never sees the backend (v2.upgrade itself runs at its call)',
+    modules: repo({ 'internalmigrations/v2.py': v2('def later():\n        yield 1') }),
+  },
+);
+
 const invalid: Case[] = [
+  {
+    name: 'near miss: a return in a finally between the wrapper and the call swallows the step\'s exception, and the wrapper commits',
+    modules: repo({
+      'internalmigrations/__init__.py': migrations({
+        loop: `with backend.transaction():
+        try:
+            schema_versions[2].upgrade(backend)
+        finally:
+            return`,
+      }),
+    }),
+  },
+  {
+    name: 'near miss: a break in a finally (leaving the loop around the try) swallows the step\'s exception',
+    modules: repo({
+      'internalmigrations/__init__.py': migrations({
+        loop: `with backend.transaction():
+        while current_version < 2:
+            try:
+                schema_versions[2].upgrade(backend)
+            finally:
+                break`,
+      }),
+    }),
+  },
+  {
+    name: 'near miss: a continue in a finally swallows the step\'s exception',
+    modules: repo({
+      'internalmigrations/__init__.py': migrations({
+        loop: `with backend.transaction():
+        for step in (2,):
+            try:
+                schema_versions[step].upgrade(backend)
+            finally:
+                continue`,
+      }),
+    }),
+  },
+  {
+    name: 'near miss: the wrapper\'s with statement holds another manager, which may suppress the exception before the wrapper exits',
+    modules: repo({
+      'internalmigrations/__init__.py': migrations({
+        loop: `with backend.transaction(), contextlib.suppress(Exception):
+        schema_versions[2].upgrade(backend)`,
+      }),
+    }),
+  },
+  {
+    name: 'near miss: v2.upgrade takes the bound commit as a value and calls it before its last writes',
+    modules: repo({ 'internalmigrations/v2.py': v2('done = backend.commit\n    done()') }),
+  },
+  {
+    name: 'near miss: the caller takes the bound commit before the call and calls it',
+    modules: repo({
+      'internalmigrations/__init__.py': migrations({
+        loop: `with backend.transaction():
+        done = backend.commit
+        done()
+        schema_versions[2].upgrade(backend)`,
+      }),
+    }),
+  },
+  {
+    name: 'near miss: the caller takes the bound commit before the with and calls it inside, before the call',
+    modules: repo({
+      'internalmigrations/__init__.py': migrations({
+        loop: `done = backend.commit
+    with backend.transaction():
+        done()
+        schema_versions[2].upgrade(backend)`,
+      }),
+    }),
+  },
+  {
+    name: 'near miss: the caller makes a lambda that commits before the with and calls it inside, before the call',
+    modules: repo({
+      'internalmigrations/__init__.py': migrations({
+        loop: `done = lambda: backend.commit()
+    with backend.transaction():
+        done()
+        schema_versions[2].upgrade(backend)`,
+      }),
+    }),
+  },
+  {
+    name: 'near miss: the caller is a generator that yields inside the wrapper before the call (whoever iterates it may commit meanwhile)',
+    modules: repo({
+      'internalmigrations/__init__.py': migrations({
+        loop: `with backend.transaction():
+        yield current_version
+        schema_versions[2].upgrade(backend)`,
+      }),
+    }),
+  },
+  {
+    name: 'near miss: v2.upgrade is a generator (its body runs when iterated, maybe after the with has ended)',
+    modules: repo({ 'internalmigrations/v2.py': v2('yield') }),
+  },
+  {
+    name: 'near miss: v2.upgrade is async (its body runs when awaited, maybe after the with has ended)',
+    modules: repo({ 'internalmigrations/v2.py': v2().replace('def upgrade', 'async def upgrade') }),
+  },
   {
     name: 'near miss: the loop runs outside the wrapper',
     modules: repo({
