@@ -2,12 +2,15 @@
 // the same expression, a parameter of the same name (joblib's dump(value, filename) and
 // load(filename)) or of a pair of functions by name (save_state, load_state), a local name's
 // value, what `self.attr` is assigned anywhere in the module (configobj's self.filename = infile,
-// matched as that very parameter of _load, not by its name: role-pairs.ts judges names),
+// matched as that very parameter of _load, not by its name: role-pairs.ts judges names; and a
+// parameter of __init__ as the one a function passes its own parameter to when it builds the class:
+// save() of self.path set by __init__(path), load(cls, path) returning cls(path, ...)),
 // either arm of a conditional, the module's own path helper, a join onto a folder with a literal
 // name; and the folders a path lies in. read-back.ts compares a write's keys with a reader's.
 import type { PyModule, SyntaxNode } from '../model.ts';
 import { callParts } from '../body-walk.ts';
 import { enclosingFunctionNode, listFunctions } from '../functions.ts';
+import { scopeFacts } from '../module-facts.ts';
 import { memoizePer } from '../memo.ts';
 import { attributeAssignments } from '../attribute-assignments.ts';
 import { nameBindings } from './name-bindings.ts';
@@ -56,8 +59,8 @@ function addKeys(node: SyntaxNode, module: PyModule, keys: Set<string>, depth: n
       // Only the path's own function's parameter is matched by name: a caller may pass one file to both functions.
       // Another function's parameter reached through `self.attr = name` is that function's file, not any file so called
       // (pykeepass's self.filename, read()'s filename, is not the filename dump_xml() exports to).
-      // Partial, a recall cost: save() of self.path set by __init__(path) and a classmethod load(cls, path) are not matched.
       if (fnNode.id === origin) addParameterKeys(node.text, fnNode, keys);
+      for (const key of constructorKeys(node.text, fnNode, module)) keys.add(key);
     }
     for (const value of values.get(node.text) ?? []) addKeys(unparenthesized(value), module, keys, depth + 1, origin);
     return;
@@ -101,6 +104,57 @@ function addParameterKeys(name: string, fnNode: SyntaxNode, keys: Set<string>): 
   // save_state(state, path) and load_state(filename): a pair of functions by name, whatever their parameters are called.
   const stem = PAIRED_NAME.exec(fnNode.childForFieldName('name')?.text ?? '')?.[2];
   if (stem) keys.add(`param-of:${stem}`);
+}
+
+/**
+ * `ctor:` keys of a parameter: as __init__'s own parameter, and as each __init__ parameter this function passes
+ * it to when it builds a class of the module (`cls(path, data)` in a method of that class, `Config(data, path=path)`).
+ * save() writes self.path, assigned from __init__'s path; load(cls, path) reads path and returns cls(path, ...): one
+ * file, exactly, with no judging of names. Partial: a parameter rebound before the call, or passed on through
+ * another function to the constructor, is not followed.
+ */
+function constructorKeys(name: string, fnNode: SyntaxNode, module: PyModule): string[] {
+  const keys: string[] = [];
+  const own = classOf(fnNode, module);
+  if (fnNode.childForFieldName('name')?.text === '__init__' && own) keys.push(`ctor:${fnNode.id}:${name}`);
+  for (const { node: call } of scopeFacts(module, fnNode).calls) {
+    const parts = callParts(call);
+    const built = parts.callee === 'cls' ? own : parts.receiver ? undefined : parts.callee;
+    for (const init of built ? (initializers(module).get(built) ?? []) : []) {
+      for (const [index, parameter] of positionalParameters(init).entries()) {
+        // `self` is not passed: the first argument is the second parameter's.
+        const argument = index > 0 ? parts.positional[index - 1] : undefined;
+        if (argument?.type === 'identifier' && argument.text === name) keys.push(`ctor:${init.id}:${parameter}`);
+      }
+      for (const [keyword, argument] of parts.keywords) if (argument.type === 'identifier' && argument.text === name) keys.push(`ctor:${init.id}:${keyword}`);
+    }
+  }
+  return keys;
+}
+
+/** The __init__ definitions of the module's classes, by class name (two classes may share one). */
+const initializers = memoizePer((module: PyModule): Map<string, SyntaxNode[]> => {
+  const byClass = new Map<string, SyntaxNode[]>();
+  for (const fn of listFunctions(module)) {
+    if (fn.name !== '__init__' || !fn.className) continue;
+    const known = byClass.get(fn.className);
+    if (known) known.push(fn.node);
+    else byClass.set(fn.className, [fn.node]);
+  }
+  return byClass;
+});
+
+/** The parameters an argument may fill by position, in order: those before `*` or `*args`. */
+function positionalParameters(fnNode: SyntaxNode): string[] {
+  const names: string[] = [];
+  for (const parameter of fnNode.childForFieldName('parameters')?.namedChildren ?? []) {
+    if (parameter.type === 'positional_separator') continue;
+    if (!['identifier', 'default_parameter', 'typed_parameter', 'typed_default_parameter'].includes(parameter.type)) break;
+    const name = parameter.type === 'identifier' ? parameter : (parameter.childForFieldName('name') ?? parameter.namedChildren.find((child) => child.type === 'identifier'));
+    if (name?.type !== 'identifier') break;
+    names.push(name.text);
+  }
+  return names;
 }
 
 /** A file named by a literal (`'state.json'`, `"/etc/app.ini"`): by its last component, comparable across modules. */

@@ -2,6 +2,8 @@
 // lib2to3's processed_file(new_text, filename) calls self._read_python_source(filename) and
 // self.write_file(new_text, filename, ...), so write_file rewrites the file _read_python_source
 // reads, whatever their names say. Followed up through callers that pass their own parameter on.
+// The reading function may be that caller: store_option(path, ...) reads path, then hands it to
+// write_settings(path, ...), a read-modify-write of one file.
 import type { PyModule, SyntaxNode } from '../model.ts';
 import { callParts } from '../body-walk.ts';
 import { enclosingFunctionNode } from '../functions.ts';
@@ -9,6 +11,7 @@ import { moduleFacts } from '../module-facts.ts';
 import { memoizePer } from '../memo.ts';
 import { compactText } from './syntax.ts';
 import { parameterNames } from './exclusive-guards.ts';
+import { parsesWhatItReads } from './role-pairs.ts';
 
 /** How many callers up a path is followed from the writing function. */
 const MAX_HOPS = 3;
@@ -38,8 +41,15 @@ function argumentFor(call: SyntaxNode, fnNode: SyntaxNode, name: string): Syntax
   return index >= 0 ? parts.positional[index] : undefined;
 }
 
-/** `fnNode` (or a function it is called from, passing the path on) calls `reader` with the path's name as an argument. */
+/**
+ * `fnNode` (or a function it is called from, passing the path on) calls `reader` with the path's name as an
+ * argument, or is `reader` itself handing on its parameter `parameter`, the one it reads.
+ */
 export function sharedCaller(writer: SyntaxNode, parameter: string, reader: string, module: PyModule): boolean {
+  // Not a caller's question, asked here because read-back.ts consults only this and rolesDiffer(), which is
+  // given names, not the reading function. It belongs beside rolesDiffer there: a reader that parses the file
+  // loads it, whatever the names say (role-pairs.ts).
+  if (parsesWhatItReads(reader, module)) return true;
   const calls = callsByName(module);
   const seen = new Set<string>();
   let frontier: { fnNode: SyntaxNode; name: string }[] = [{ fnNode: writer, name: parameter }];
@@ -52,8 +62,9 @@ export function sharedCaller(writer: SyntaxNode, parameter: string, reader: stri
       const readsIt = (calls.get(reader) ?? []).some(
         (call) => enclosingFunctionNode(call)?.id === fnNode.id && [...callParts(call).positional, ...callParts(call).keywords.values()].some((argument) => compactText(argument) === name),
       );
-      if (readsIt) return true;
       const own = fnNode.childForFieldName('name')?.text ?? '';
+      // The reader read its own parameter of this name (a `param:` key is made only so) and passes it on here.
+      if (readsIt || (hop > 0 && own === reader && name === parameter)) return true;
       for (const call of calls.get(own) ?? []) {
         const caller = enclosingFunctionNode(call);
         const passed = caller && argumentFor(call, fnNode, name);
