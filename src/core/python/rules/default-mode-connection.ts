@@ -77,6 +77,10 @@ function effectSite(effect: Effect, fn: PyFunction, module: PyModule): { node: S
  */
 const mayChangeMode = memoizePer((module: PyModule): boolean => {
   if (/setattr\s*\([^)]*['"](isolation_level|autocommit)['"]/.test(module.source)) return true;
+  // `setattr(conn, MODE, None)`: a name the reader cannot see may be the mode's, when the value is an autocommit
+  // one or the object looks like a connection (not `setattr(todo, field, getattr(self, field))`).
+  if (/\bsetattr\s*\(\s*[^,()]+,\s*(?!['"])[^,()]+,\s*(None|True)\s*\)/.test(module.source)) return true;
+  if (/\bsetattr\s*\(\s*[\w.]*(conn|con|db|database|connection)\w*\s*,\s*(?!['"])/i.test(module.source)) return true;
   for (const scope of moduleFacts(module).scopes.values()) {
     if (scope.modeAssignments.some((assignment) => !keepsTransactions(assignment.childForFieldName('right')))) return true;
     for (const { node, callee } of [...scope.calls, ...scope.lambdaCalls]) {
@@ -97,6 +101,9 @@ function connectKeepsDefault(parts: CallParts): boolean {
     if (value && !keepsTransactions(value)) return false;
   }
   if (parts.positional.some((argument) => argument.type === 'list_splat' || argument.type === 'dictionary_splat')) return false;
+  // A Connection subclass of the caller's choosing may set its own mode (`factory=AutoConnection`); so may a
+  // `**options` dict of keywords.
+  if (parts.keywords.has('factory')) return false;
   return parts.positional.length <= 3;
 }
 

@@ -108,22 +108,21 @@ export function connectionItem(withStatement: SyntaxNode, txStyle: TxStyleResult
 }
 
 /**
- * A helper's write that runs inside the helper's own `with <conn>:` block on the connection it
- * writes on (IPython's end_session: `with self.db: self.db.execute(...)`). That block commits at its
- * end in the default mode, and saves each write at once in autocommit: in neither mode does the
- * caller's implicit transaction hold it together with the caller's other writes, and
- * with-conn-opens-no-transaction speaks for the block in the helper.
+ * The helper's own `with <conn>:` block a helper's write runs in, on the connection it writes on
+ * (IPython's end_session: `with self.db: self.db.execute(...)`). That block commits at its end in the
+ * default mode, and saves each write at once in autocommit: the caller's implicit transaction holds
+ * nothing of it together with writes outside it.
  */
-export function inHelperConnectionBlock(effect: Effect): boolean {
+export function helperConnectionBlock(effect: Effect): SyntaxNode | undefined {
   const inner = effect.viaNode;
   const receiver = inner ? callParts(inner).receiver?.text : undefined;
-  if (!inner || receiver === undefined) return false;
+  if (!inner || receiver === undefined) return undefined;
   for (let node = inner.parent; node && node.type !== 'function_definition' && node.type !== 'lambda'; node = node.parent) {
     if (node.type !== 'with_statement') continue;
     const items = node.descendantsOfType('with_item').filter((item) => item.parent?.parent?.id === node.id);
-    if (items.some((item) => item.childForFieldName('value')?.text === receiver)) return true;
+    if (items.some((item) => item.childForFieldName('value')?.text === receiver)) return node;
   }
-  return false;
+  return undefined;
 }
 
 export function within(container: SyntaxNode, effect: Effect): boolean {

@@ -1,4 +1,5 @@
 import type { Effect, SyntaxNode } from '../model.ts';
+import { localAssignmentBefore } from '../local-assignments.ts';
 import { callParts, walkFunctionBody } from '../body-walk.ts';
 import { defineRule } from './rule.ts';
 import { compactText, enclosingLoop, isTemporaryPath, mutuallyExclusive, shortText } from './syntax.ts';
@@ -70,10 +71,10 @@ export const inPlaceFileRewrite = defineRule({
       if (!removed || !rename || mutuallyExclusive(removal.node, rename.node, fnNode)) return;
       // A scratch name (dulwich's _fancy_rename removes the empty file mkstemp just made for its name): no one's record.
       if (isTemporaryPath(removed)) return;
-      // Missing for whom? As for a file truncated in place, only a name something reads back is state (read-back.ts):
-      // a backup rotated out and replaced (IPython's logstart: logfname~) is read by no one.
+      // A backup rotated out and replaced (IPython's logstart: logfname + '~'), when nothing reads it back (read-back.ts,
+      // the rename that replaces it aside). Any other name stays reported: a reader may reach it in ways not followed here.
       const read = readsPath(fnNode, new Set([compactText(removed)])) || (readBackInModule(removed, context.module, rename.node) ?? namedByRecord(removed, fnNode, context.effects)) !== undefined;
-      if (!read) return;
+      if (backupName(removed) && !read) return;
       context.report({
         node: removal.node,
         messageId: 'removedBeforeRename',
@@ -149,6 +150,15 @@ function writeTarget(effect: Effect): WriteTarget | undefined {
   if (mode === undefined || /[ax]/.test(mode) || !/[w+]/.test(mode)) return undefined;
   const path = PATH_OPENERS.has(call.callee) ? call.positional[0] : call.method === 'open' && !MODULE_OPEN.test(call.callee) ? call.receiver : undefined;
   return path ? { path, mode, how: `open(..., '${mode}')` } : undefined;
+}
+
+const BACKUP_SUFFIX = /(~|\.bak|\.old|\.orig|\.backup)['"]?\s*\)?$/;
+
+/** `path + '~'`, `name + '.bak'`, or a local assigned one: a name kept for the previous version of a file. */
+function backupName(path: SyntaxNode): boolean {
+  if (BACKUP_SUFFIX.test(path.text)) return true;
+  const assigned = path.type === 'identifier' ? localAssignmentBefore(path) : undefined;
+  return assigned !== undefined && BACKUP_SUFFIX.test(assigned.text);
 }
 
 /** The node a rename or move takes its file from: `src` of `os.rename(src, dst)` or `src.rename(dst)`. */

@@ -14,7 +14,7 @@ import { moduleFacts } from '../module-facts.ts';
 import { memoizePer } from '../memo.ts';
 import { repoIndexOf } from '../callgraph.ts';
 import { nameBindings } from './name-bindings.ts';
-import { compactText, literalText, unparenthesized } from './syntax.ts';
+import { ancestorsWithin, compactText, literalText, unparenthesized } from './syntax.ts';
 import { MAX_DEPTH, classOf, folderKeys, namesOneFile, pathKeys, portable } from './path-keys.ts';
 import { rolesDiffer } from './role-pairs.ts';
 import { sharedCaller } from './shared-caller.ts';
@@ -92,7 +92,7 @@ const moduleReads = memoizePer((module: PyModule): ModuleReads => {
       if (EXISTENCE_CALLS.has(callee) || (EXISTENCE_METHODS.has(method) && !callee.includes('.path.'))) {
         const call = callParts(node);
         const tested = EXISTENCE_CALLS.has(callee) ? call.positional[0] : call.positional.length === 0 ? call.receiver : undefined;
-        if (tested && decidesIf(node) && !onlyRemovesIt(node, tested)) note(read, pathKeys(tested, module), node, 'checked');
+        if (tested && decidesIf(node) && !setsItAside(node, tested)) note(read, pathKeys(tested, module), node, 'checked');
         continue;
       }
       if (method === 'connect' && !FILE_CONNECTS.has(callee)) continue;
@@ -130,24 +130,35 @@ function decidesIf(test: SyntaxNode): boolean {
 }
 
 const REMOVALS = new Set(['os.remove', 'os.unlink', 'shutil.rmtree']);
+const LEAVING = new Set(['return_statement', 'raise_statement', 'break_statement', 'continue_statement']);
 
 /**
- * `if os.path.isfile(p): os.remove(p)` (IPython's logstart clearing an old backup): the test only
- * spares the removal an error; nothing the program does is skipped because the file is there.
+ * `if os.path.isfile(p): os.remove(p)`, or `if isfile(p): os.rename(p, p + '~')` (IPython's logstart
+ * rotating its log): the body sets the file aside, and since it never leaves and has no else, the code
+ * after the `if` runs either way, on a p that is gone. The test skips nothing because p is there, so a
+ * torn p passing it harms nothing.
  */
-function onlyRemovesIt(test: SyntaxNode, tested: SyntaxNode): boolean {
-  if (test.parent?.type !== 'if_statement' || test.parent.childForFieldName('condition')?.id !== test.id) return false;
+function setsItAside(test: SyntaxNode, tested: SyntaxNode): boolean {
   const statement = test.parent;
-  if (statement.childForFieldName('alternative') || statement.namedChildren.some((child) => child.type === 'elif_clause' || child.type === 'else_clause')) return false;
-  const body = statement.childForFieldName('consequence')?.namedChildren.filter((child) => child.type !== 'comment') ?? [];
-  return body.length > 0 && body.every((child) => {
-    const call = child.type === 'expression_statement' ? child.namedChildren[0] : undefined;
-    if (call?.type !== 'call') return false;
+  if (statement?.type !== 'if_statement' || statement.childForFieldName('condition')?.id !== test.id) return false;
+  if (statement.namedChildren.some((child) => child.type === 'elif_clause' || child.type === 'else_clause')) return false;
+  const body = statement.childForFieldName('consequence');
+  if (!body) return false;
+  const own = (node: SyntaxNode): boolean => !ancestorsWithin(node, body).some((ancestor) => ancestor.type === 'function_definition' || ancestor.type === 'lambda' || ancestor.type === 'class_definition');
+  if (body.descendantsOfType([...LEAVING]).some(own)) return false;
+  const path = compactText(tested);
+  return body.descendantsOfType('call').some((call) => {
+    if (!own(call)) return false;
     const parts = callParts(call);
-    const removed = REMOVALS.has(parts.callee) ? parts.positional[0] : parts.method === 'unlink' && parts.positional.length === 0 ? parts.receiver : undefined;
-    return removed !== undefined && compactText(removed) === compactText(tested);
+    if (REMOVALS.has(parts.callee)) return parts.positional[0] !== undefined && compactText(parts.positional[0]) === path;
+    if (MOVES.has(parts.callee)) return parts.positional[0] !== undefined && compactText(parts.positional[0]) === path;
+    // Path.unlink(), Path.rename(target), Path.replace(target); str.replace takes two arguments.
+    const pathMethod = (parts.method === 'unlink' && parts.positional.length === 0) || ((parts.method === 'rename' || parts.method === 'replace') && parts.positional.length === 1);
+    return pathMethod && parts.receiver !== undefined && compactText(parts.receiver) === path && !parts.callee.includes('.path.');
+    return false;
   });
 }
+
 
 /** `if not os.listdir(d)`, `len(os.listdir(d))`: whether the folder is empty, not which files it holds. */
 function onlyTestsEmptiness(listing: SyntaxNode): boolean {

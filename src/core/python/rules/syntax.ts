@@ -64,7 +64,18 @@ export function enclosingExceptClauses(node: SyntaxNode, fnNode: SyntaxNode): Sy
  * branch that leaves the function before the other is reached.
  */
 export function mutuallyExclusive(a: SyntaxNode, b: SyntaxNode, fnNode: SyntaxNode): boolean {
-  return exclusiveArms(a, b, fnNode) || exclusiveGuards(a, b, fnNode) || leavesBefore(a, b, fnNode) || leavesBefore(b, a, fnNode);
+  return exclusiveArms(a, b, fnNode) || exclusiveGuards(a, b, fnNode) || ((leavesBefore(a, b, fnNode) || leavesBefore(b, a, fnNode)) && !callsItself(fnNode));
+}
+
+/** `move(...)` or `self.move(...)` inside `def move`: one call of the function can run both of two paths that exclude each other in one pass. */
+function callsItself(fnNode: SyntaxNode): boolean {
+  const name = fnNode.childForFieldName('name')?.text;
+  if (!name) return true;
+  return fnNode.descendantsOfType('call').some((call) => {
+    const callee = call.childForFieldName('function');
+    if (callee?.type === 'identifier') return callee.text === name;
+    return callee?.type === 'attribute' && callee.childForFieldName('attribute')?.text === name;
+  });
 }
 
 /**
@@ -129,7 +140,8 @@ export function compactText(node: SyntaxNode): string {
   return node.text.replace(/\s+/g, '');
 }
 
-const LOOKS_TEMPORARY = /te?mp|mkstemp|NamedTemporaryFile|devnull/i;
+// tmp/temp as a word of the name (tmp_path, path + '.tmp', tmpfile, temp_dir, tempfile): not inside another word (attempts, templates).
+const LOOKS_TEMPORARY = /(^|[^a-z])(tmp|temp|temporary)(s?(?![a-z])|file|dir|nam|path|fn)|mkstemp|mktemp|NamedTemporaryFile|devnull/i;
 
 /** `tmp_path`, `path + ".tmp"`, or a name assigned from tempfile: a scratch file, no one's record. */
 export function isTemporaryPath(path: SyntaxNode): boolean {

@@ -1,4 +1,6 @@
-import type { SyntaxNode } from '../model.ts';
+import type { Effect, SyntaxNode } from '../model.ts';
+import { callParts } from '../body-walk.ts';
+import { contains, statementOf } from './syntax.ts';
 import { connectKeyword, connectsInAutocommit, connectionItem, connectionWrites, describeWrites, driverOf, onlyRerunSafeDdl, setsAutocommitFor, transactionFacts } from './facts.ts';
 import { onOwnDefaultModeConnection } from './default-mode-connection.ts';
 import { defineRule } from './rule.ts';
@@ -43,7 +45,7 @@ export const withConnOpensNoTransaction = defineRule({
         // the block is a transaction when the module opened the connection so and never switches it. Not when DDL comes
         // first (no BEGIN before it) or a script runs (executescript commits first).
         const scripts = writes.some((write) => facts.scripts.includes(write));
-        if (!autocommit && !ddlFirst && !scripts && writes.every((write) => onOwnDefaultModeConnection(context, write))) return;
+        if (!autocommit && !ddlFirst && !scripts && opensAtFirstWrite(first, body) && !endsInside(body, context.effects, connection.name) && writes.every((write) => onOwnDefaultModeConnection(context, write))) return;
         context.report({
           node: item,
           messageId: autocommit ? 'withConnAutocommit' : ddlFirst ? 'withConnDdlFirst' : 'withConnNoBegin',
@@ -53,6 +55,20 @@ export const withConnOpensNoTransaction = defineRule({
     };
   },
 });
+
+/** The first write runs on every pass through the block: a statement of its own directly in it, not a helper's (whose write may sit under a test). */
+function opensAtFirstWrite(first: Effect, body: SyntaxNode): boolean {
+  return first.via === undefined && statementOf(first.node).parent?.id === body.id;
+}
+
+/**
+ * Something in the block may end the transaction before its end: a commit or rollback (its own, a
+ * helper's, a COMMIT statement), or a call the connection is handed to, whose code is not read here.
+ */
+function endsInside(body: SyntaxNode, effects: readonly Effect[], connection: string): boolean {
+  if (effects.some((effect) => (effect.kind === 'db-commit' || effect.kind === 'db-rollback') && contains(body, effect.node))) return true;
+  return body.descendantsOfType('call').some((call) => callParts(call).positional.concat([...callParts(call).keywords.values()]).some((argument) => argument.text === connection));
+}
 
 /** The connection as the body uses it: `conn` for `with conn:`, `c` for `with sqlite3.connect(p) as c:`. */
 function connectionOf(item: SyntaxNode): { value: SyntaxNode; name: string } {

@@ -1,4 +1,4 @@
-import { describeWrites, driverOf, inHelperConnectionBlock, setsAutocommitFor, severalWrites, transactionFacts, within } from './facts.ts';
+import { describeWrites, driverOf, helperConnectionBlock, setsAutocommitFor, severalWrites, transactionFacts, within } from './facts.ts';
 import { defineRule } from './rule.ts';
 import { callParts } from '../body-walk.ts';
 import { retriesOfOneAttempt } from './retried-attempts.ts';
@@ -15,6 +15,8 @@ export const writesRelyOnImplicitTransaction = defineRule({
     messages: {
       impliedTransaction:
         '{{writes}} and no transaction of their own: only {{defaultMode}} holds them together; in autocommit a crash between them leaves them half done',
+      separateSteps:
+        '{{writes}} and no transaction of their own, some committed by a helper\'s own `with` block: each block saves its writes as a step of its own, so a crash between the steps leaves them half done in either mode',
       autocommitWrites:
         '{{writes}} in autocommit mode and no BEGIN: each is saved at once, so a crash between them leaves them half done',
     },
@@ -29,9 +31,14 @@ export const writesRelyOnImplicitTransaction = defineRule({
         // A function that commits owns the transaction's end: commit-without-begin speaks for it.
         if (facts.opens.length > 0 || facts.commits.length > 0) return;
         // Writes in a `with conn:` block are with-conn-opens-no-transaction's to speak for.
-        // So are a helper's writes in the helper's own `with conn:` block: that block commits them, or saves each at once.
-        const writes = facts.dmlWrites.filter((write) => !facts.connectionBlocks.some((block) => within(block, write)) && !inHelperConnectionBlock(write));
+        const writes = facts.dmlWrites.filter((write) => !facts.connectionBlocks.some((block) => within(block, write)));
         if (!severalWrites(writes, fnNode) || retriesOfOneAttempt(writes)) return;
+        // A helper's own `with conn:` block commits its writes at its end (default mode): all of them in one such
+        // block are that block's, for with-conn-opens-no-transaction to speak for in the helper; spread over
+        // several blocks, or beside writes of their own, they are steps committed one after another.
+        const helperBlocks = new Set(writes.map((write) => helperConnectionBlock(write)?.id));
+        if (helperBlocks.size === 1 && !helperBlocks.has(undefined)) return;
+        const separateSteps = [...helperBlocks].some((id) => id !== undefined);
         // Every write inside `with self.transaction():` of this module's own BEGIN ... COMMIT wrapper has a transaction of its own.
         // Or every call reaching this function runs it inside such a wrapper on the object it passes (caller-wrapper.ts).
         if (writes.every((write) => insideWrapperTransaction(write, context.fn, context.module) || insideCallerWrapper(write, context.fn, context.module))) return;
@@ -39,10 +46,10 @@ export const writesRelyOnImplicitTransaction = defineRule({
         const connection = callParts(first.node).receiver?.text;
         const autocommit = connection !== undefined && setsAutocommitFor(connection, facts, first.node);
         // The message's harm needs autocommit: not possible when every write runs on a connection this module opened in the default mode and never switches.
-        if (!autocommit && writes.every((write) => onOwnDefaultModeConnection(context, write))) return;
+        if (!separateSteps && !autocommit && writes.every((write) => onOwnDefaultModeConnection(context, write))) return;
         context.report({
           node: first.node,
-          messageId: autocommit ? 'autocommitWrites' : 'impliedTransaction',
+          messageId: separateSteps ? 'separateSteps' : autocommit ? 'autocommitWrites' : 'impliedTransaction',
           data: { writes: describeWrites(writes), defaultMode: driverOf(context.module, context.fn).defaultMode },
         });
       },

@@ -1,66 +1,71 @@
-// A function whose writes all run inside its helpers' own `with conn:` blocks
+// A function whose writes run inside its helpers' own `with conn:` blocks
 // (IPython 8.5's HistoryManager.reset: end_session and new_session each write
 // under `with self.db:` / `with conn:`). Each block commits at its end in the
-// default mode, and saves each write at once in autocommit: sqlite3's implicit
-// transaction holds nothing of them together, so writes-rely-on-implicit-
-// transaction has nothing to say; with-conn-opens-no-transaction speaks for
-// each block in its helper. Near misses: a helper whose with is on another
-// connection than its write, a helper without a with, a write of the caller's own.
+// default mode: writes all in ONE such block are that block's, for
+// with-conn-opens-no-transaction to speak for in the helper; spread over two
+// blocks they are steps committed one after another, a real split in either
+// mode (a debit in one helper's block, the credit in another's), and the
+// message says so instead of blaming sqlite3's default mode.
 import { describe, expect, it } from 'vitest';
 import { writesRelyOnImplicitTransaction } from '../../../../src/core/python/rules/writes-rely-on-implicit-transaction.ts';
 import { lint } from './rule-tester.ts';
 
-function history(endSession: string, extra = ''): string {
-  return `
+const BANK = `
 import sqlite3
 
-class HistoryManager:
-    def end_session(self):
-${endSession}
+class Bank:
+    def _debit(self, a):
+        with self.db:
+            self.db.execute("UPDATE acct SET bal = bal - 1 WHERE id = ?", (a,))
 
-    def new_session(self, conn=None):
-        if conn is None:
-            conn = self.db
-        with conn:
-            conn.execute("INSERT INTO sessions VALUES (NULL, ?, NULL, NULL, '')", (1,))
+    def _credit(self, b):
+        with self.db:
+            self.db.execute("UPDATE acct SET bal = bal + 1 WHERE id = ?", (b,))
 
-    def reset(self):
-        self.end_session()
-${extra}        self.new_session()
+    def _move(self, a, b):
+        with self.db:
+            self.db.execute("UPDATE acct SET bal = bal - 1 WHERE id = ?", (a,))
+            self.db.execute("UPDATE acct SET bal = bal + 1 WHERE id = ?", (b,))
+
+    def _move_elsewhere(self, a, b):
+        with self.other:
+            self.db.execute("UPDATE acct SET bal = bal - 1 WHERE id = ?", (a,))
+            self.db.execute("UPDATE acct SET bal = bal + 1 WHERE id = ?", (b,))
 `;
+
+function findings(caller: string): Array<{ messageId: string | undefined; fn: string | undefined }> {
+  return lint(`${BANK}
+${caller}`, [writesRelyOnImplicitTransaction])
+    .filter((finding) => finding.function === 'Bank.transfer')
+    .map((finding) => ({ messageId: finding.messageId, fn: finding.function }));
 }
 
-const findings = (code: string) => lint(code, [writesRelyOnImplicitTransaction]).map((finding) => `${finding.function}:${finding.range.startLine}`);
-
 describe("writes in helpers' own with-conn blocks", () => {
-  it('is quiet when every write runs inside its helper\'s `with conn:` on the connection it writes on (IPython)', () => {
-    const code = history(`        with self.db:
-            self.db.execute("UPDATE sessions SET end=? WHERE session=?", (2, 1))
-            self.db.execute("DELETE FROM output_history")`);
-    expect(findings(code)).toEqual([]);
+  it("is quiet when every write runs inside one helper's `with conn:` on the connection it writes on", () => {
+    expect(findings(`    def transfer(self, a, b):
+        self._move(a, b)
+`)).toEqual([]);
   });
 
-  it("reports when a helper's with is on another connection than its write", () => {
-    const code = history(`        with self.other:
-            self.db.execute("UPDATE sessions SET end=? WHERE session=?", (2, 1))
-            self.db.execute("DELETE FROM output_history")`);
-    expect(findings(code).filter((where) => where.startsWith('HistoryManager.reset:')).length).toBe(1);
+  it('reports separate steps when the writes are spread over two helpers\' blocks (each commits on its own)', () => {
+    expect(findings(`    def transfer(self, a, b):
+        self._debit(a)
+        self._credit(b)
+`)).toEqual([{ messageId: 'separateSteps', fn: 'Bank.transfer' }]);
   });
 
-  it('reports when a helper writes outside any with', () => {
-    const code = history(`        self.db.execute("UPDATE sessions SET end=? WHERE session=?", (2, 1))
-        self.db.execute("DELETE FROM output_history")`);
-    expect(findings(code).filter((where) => where.startsWith('HistoryManager.reset:')).length).toBe(1);
+  it("reports separate steps when the caller writes on its own beside a helper's block", () => {
+    expect(findings(`    def transfer(self, a, b):
+        self._debit(a)
+        self.db.execute("INSERT INTO log VALUES (?)", (a,))
+`)).toEqual([
+      { messageId: 'separateSteps', fn: 'Bank.transfer' },
+    ]);
   });
 
-  it('reports when the caller writes on its own beside the helpers', () => {
-    const code = history(
-      `        with self.db:
-            self.db.execute("UPDATE sessions SET end=? WHERE session=?", (2, 1))`,
-      `        self.db.execute("DELETE FROM output_history")
-        self.db.execute("DELETE FROM history")
-`,
-    );
-    expect(findings(code).filter((where) => where.startsWith('HistoryManager.reset')).length).toBe(1);
+  it("reports when the helper's with is on another connection than its writes", () => {
+    expect(findings(`    def transfer(self, a, b):
+        self._move_elsewhere(a, b)
+`).map((finding) => finding.messageId)).toEqual(['impliedTransaction']);
   });
 });

@@ -57,6 +57,20 @@ ${fill.map((line) => `                ${line}`).join('\n')}
 testRule(inPlaceFileRewrite, {
   valid: [
     {
+      name: "IPython 8.5 Logger.logstart 'rotate': an existing log is renamed aside under `if isfile(...)`, then a new one opened 'w': the test skips nothing",
+      code: `
+        class Logger:
+            def logstart(self):
+                if isfile(self.logfname):
+                    if isfile(self.logfname + '.001~'):
+                        for f in sorted(glob.glob(self.logfname + '.*~')):
+                            os.rename(f, f + '~')
+                    os.rename(self.logfname, self.logfname + '.001~')
+                self.logfile = io.open(self.logfname, 'w', encoding='utf-8')
+                self.logfile.write(self.loghead)
+      `,
+    },
+    {
       name: 'IPython 8.5 Logger.logstart: an old backup removed (only if it is there) before the log is renamed over it; nothing reads the backup',
       code: `
         class Logger:
@@ -761,6 +775,75 @@ ${Array.from({ length: 50 }, (_, i) => `            p = p + q${i}`).join('\n')}
     },
   ],
   invalid: readsBack([
+    {
+      name: "a name holding 'temp' inside a word is no scratch name: attempts.json removed before the new one is renamed over it",
+      code: `
+        def save_attempts(data):
+            with open('attempts.json.new', 'w') as f:
+                json.dump(data, f)
+            os.remove('attempts.json')
+            os.rename('attempts.json.new', 'attempts.json')
+      `,
+      loader: '',
+      errors: [{ messageId: 'removedBeforeRename', line: 4 }],
+    },
+    {
+      name: 'a removed name that is no backup stays reported though no reader is seen (it may be reached through a path helper)',
+      code: `
+        def config_path():
+            return os.path.join(CONFIG_DIR, 'config.json')
+
+        def save_config(path, text):
+            with open(path + '.new', 'w') as f:
+                f.write(text)
+            os.remove(path)
+            os.rename(path + '.new', path)
+      `,
+      loader: '',
+      errors: [{ messageId: 'removedBeforeRename', line: 7 }],
+    },
+    {
+      name: 'an existing log copied (not moved) aside under `if isfile(...)`: the torn file stays and passes the test',
+      code: `
+        class Logger:
+            def logstart(self):
+                if isfile(self.logfname):
+                    shutil.copy(self.logfname, self.logfname + '.001~')
+                self.logfile = io.open(self.logfname, 'w', encoding='utf-8')
+                self.logfile.write(self.loghead)
+      `,
+      loader: '',
+      errors: [{ messageId: 'truncatesInPlace', line: 5 }],
+    },
+    {
+      name: 'moved aside under `if isfile(...)`, but the else does other work: the test decides something',
+      code: `
+        class Logger:
+            def logstart(self):
+                if isfile(self.logfname):
+                    os.rename(self.logfname, self.logfname + '.001~')
+                else:
+                    self.first_run()
+                self.logfile = io.open(self.logfname, 'w', encoding='utf-8')
+                self.logfile.write(self.loghead)
+      `,
+      loader: '',
+      errors: [{ messageId: 'truncatesInPlace', line: 7 }],
+    },
+    {
+      name: 'moved aside under `if isfile(...)`, but the body returns: the test skips the rest',
+      code: `
+        class Logger:
+            def logstart(self):
+                if isfile(self.logfname):
+                    os.rename(self.logfname, self.logfname + '.001~')
+                    return
+                self.logfile = io.open(self.logfname, 'w', encoding='utf-8')
+                self.logfile.write(self.loghead)
+      `,
+      loader: '',
+      errors: [{ messageId: 'truncatesInPlace', line: 6 }],
+    },
     {
       name: 'a backup removed before the log is renamed over it, and the module reads the backup back: it is state',
       code: `

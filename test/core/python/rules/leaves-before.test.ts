@@ -93,6 +93,21 @@ self._c.execute("INSERT OR REPLACE INTO new_status VALUES (?, ?)", (ident, a))`,
     });
   }
 
+  it('reports when the function calls itself: one call runs both paths', () => {
+    const code = `
+import sqlite3
+
+class Bank:
+    def move(self, a, b, first=True):
+        if not first:
+            self.conn.execute("UPDATE acct SET bal = bal + 1 WHERE id = ?", (b,))
+            return
+        self.conn.execute("UPDATE acct SET bal = bal - 1 WHERE id = ?", (a,))
+        self.move(a, b, first=False)
+`;
+    expect(lines(code).length).toBe(1);
+  });
+
   it('reports when a loop runs the other write on an earlier pass', () => {
     const code = status(`while True:
     if a is None:

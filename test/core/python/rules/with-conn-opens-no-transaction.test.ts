@@ -247,5 +247,78 @@ testRule(withConnOpensNoTransaction, {
       `,
       errors: [{ messageId: 'withConnDdlFirst', line: 2 }],
     },
+    {
+      name: 'own default-mode connection, but a commit inside the block splits it',
+      code: `
+        import sqlite3
+
+        def move(path, a, b):
+            conn = sqlite3.connect(path)
+            with conn:
+                conn.execute("UPDATE acct SET bal = bal - 1 WHERE id = ?", (a,))
+                conn.commit()
+                conn.execute("UPDATE acct SET bal = bal + 1 WHERE id = ?", (b,))
+      `,
+      errors: [{ messageId: 'withConnNoBegin', line: 5 }],
+    },
+    {
+      name: 'own default-mode connection, but the connection is handed to a call whose code is not read',
+      code: `
+        import sqlite3
+        from .util import flush
+
+        def move(path, a, b):
+            conn = sqlite3.connect(path)
+            with conn:
+                conn.execute("UPDATE acct SET bal = bal - 1 WHERE id = ?", (a,))
+                flush(conn)
+                conn.execute("UPDATE acct SET bal = bal + 1 WHERE id = ?", (b,))
+      `,
+      errors: [{ messageId: 'withConnNoBegin', line: 6 }],
+    },
+    {
+      name: 'own default-mode connection, but the first INSERT runs only under a test: the CREATE TABLE may come first',
+      code: `
+        import sqlite3
+
+        def migrate(path, note):
+            conn = sqlite3.connect(path)
+            with conn:
+                if note:
+                    conn.execute("INSERT INTO log (msg) VALUES (?)", (note,))
+                conn.execute("CREATE TABLE items2 (id INTEGER PRIMARY KEY, name TEXT)")
+                conn.execute("INSERT INTO items2 SELECT id, name FROM items")
+      `,
+      errors: [{ messageId: 'withConnNoBegin', line: 5 }],
+    },
+    {
+      name: 'a connection made by a factory class of the caller\'s choosing may be in autocommit',
+      code: `
+        import sqlite3
+        from .db import AutoConnection
+
+        def move(path, a, b):
+            conn = sqlite3.connect(path, factory=AutoConnection)
+            with conn:
+                conn.execute("UPDATE acct SET bal = bal - 1 WHERE id = ?", (a,))
+                conn.execute("UPDATE acct SET bal = bal + 1 WHERE id = ?", (b,))
+      `,
+      errors: [{ messageId: 'withConnNoBegin', line: 6 }],
+    },
+    {
+      name: 'setattr with a name the reader cannot see may switch the mode',
+      code: `
+        import sqlite3
+        MODE = "isolation_level"
+
+        def move(path, a, b):
+            conn = sqlite3.connect(path)
+            setattr(conn, MODE, None)
+            with conn:
+                conn.execute("UPDATE acct SET bal = bal - 1 WHERE id = ?", (a,))
+                conn.execute("UPDATE acct SET bal = bal + 1 WHERE id = ?", (b,))
+      `,
+      errors: [{ messageId: 'withConnNoBegin', line: 7 }],
+    },
   ],
 });

@@ -335,6 +335,26 @@ testRule(writesRelyOnImplicitTransaction, {
   ],
   invalid: [
     {
+      name: "a debit and a credit in two helpers' own `with self.db:` blocks: each block commits its step (IPython 8.5 HistoryManager.reset's shape)",
+      code: `
+        import sqlite3
+
+        class Bank:
+            def _debit(self, a):
+                with self.db:
+                    self.db.execute("UPDATE acct SET bal = bal - 1 WHERE id = ?", (a,))
+
+            def _credit(self, b):
+                with self.db:
+                    self.db.execute("UPDATE acct SET bal = bal + 1 WHERE id = ?", (b,))
+
+            def transfer(self, a, b):
+                self._debit(a)
+                self._credit(b)
+      `,
+      errors: [{ messageId: 'separateSteps', line: 13 }],
+    },
+    {
       name: 'coverage near miss: the wrapper\'s connection comes from its constructor',
       code: coverageShape({ init: 'self.con = con' }),
       errors: [{ messageId: 'impliedTransaction', line: COVERAGE_WRITE_LINE }],
