@@ -10,13 +10,15 @@
 // the object, a call the object is passed to whose target is unknown, or a nested function or
 // lambda counts as one, and so does the object's attribute taken as a value (`done = backend.commit`)
 // unless only formatted into a string. Nothing may swallow the function's exception inside the
-// wrapper either (an except, another manager, in the same with statement or between, a return,
-// break or continue in a finally), else the wrapper commits half-done work; and an async function
-// or a generator has no answer (its body may run after the with has ended), nor has a caller that is one
-// (it may pause inside the wrapper while others end the transaction). Closed world: a caller
-// outside the repository gets no transaction, and this quieting trusts the repository to hold
-// every caller (a library function called by its users is quieted wrongly). Without the
-// repository index there is no answer.
+// wrapper either (an except, another manager, in the same with statement or between), else the
+// wrapper commits half-done work; any finally between gives no answer (it is not followed, and may
+// commit or drop the exception). The object named other than as a receiver or a call argument
+// (`same = backend`) gives no answer: calls on the alias are not followed. An async function or a
+// generator has no answer (its body may run after the with has ended), nor has a caller that is one
+// (it may pause inside the wrapper while others end the transaction), nor a call in a lambda or a
+// generator expression. Closed world: a caller outside the repository gets no transaction, and
+// this quieting trusts the repository to hold every caller (a library function called by its
+// users is quieted wrongly). Without the repository index there is no answer.
 import type { Effect, PyFunction, PyModule, SyntaxNode } from './model.ts';
 import { findEffects } from './effects.ts';
 import { repoIndexOf } from './callgraph.ts';
@@ -111,7 +113,7 @@ function heldBySite(site: RepoCallSite, fn: PyFunction, param: string): Held | u
   const { call, caller, module } = site;
   const passed = argumentFor(call, fn, param);
   // A caller that is async or a generator may pause inside the wrapper, and whoever resumes it may end the transaction meanwhile.
-  if (!caller || passed?.type !== 'identifier' || insideLambda(call, caller.node) || runsLater(caller)) return undefined;
+  if (!caller || passed?.type !== 'identifier' || runsDeferred(call, caller.node) || runsLater(caller)) return undefined;
   // Passed once only: through another parameter (`f(backend, backend.connection)`) the function could end the transaction unseen.
   const mentions = (call.childForFieldName('arguments')?.descendantsOfType('identifier') ?? []).filter((use) => use.text === passed.text);
   if (mentions.length !== 1) return undefined;
@@ -121,8 +123,9 @@ function heldBySite(site: RepoCallSite, fn: PyFunction, param: string): Held | u
     // An except (or another manager, which may suppress) between the wrapper and the call would let the block end
     // normally after the function failed half way, and the wrapper commit what it wrote.
     if (at.type === 'try_statement' && at.namedChildren.some((part) => part.type === 'except_clause' || part.type === 'except_group_clause')) return undefined;
-    // So would a return, break or continue in a finally: it drops the exception the finally was running for.
-    if (at.type === 'try_statement' && at.namedChildren.some((part) => part.type === 'finally_clause' && leavesFinally(part))) return undefined;
+    // A finally runs between the call and the wrapper's exit: a commit there, or a return, break or continue that
+    // drops the pending exception, would leave the write outside the transaction. Finally clauses are not followed.
+    if (at.type === 'try_statement' && at.namedChildren.some((part) => part.type === 'finally_clause')) return undefined;
     if (at.type !== 'with_statement') continue;
     const wrapper = wrapperOn(at, passed.text);
     const body = at.childForFieldName('body');
@@ -157,7 +160,7 @@ function classesOfObject(name: string, fn: PyFunction, module: PyModule, depth: 
   const classes: ClassRef[] = [];
   for (const site of sites) {
     const passed = argumentFor(site.call, fn, name);
-    const theirs = site.caller && passed?.type === 'identifier' && !insideLambda(site.call, site.caller.node) ? classesOfObject(passed.text, site.caller, site.module, depth + 1) : undefined;
+    const theirs = site.caller && passed?.type === 'identifier' && !runsDeferred(site.call, site.caller.node) ? classesOfObject(passed.text, site.caller, site.module, depth + 1) : undefined;
     if (!theirs) return undefined;
     for (const cls of theirs) if (!classes.some((known) => known.module === cls.module && known.name === cls.name)) classes.push(cls);
   }
@@ -182,7 +185,7 @@ function mayEndTransactionBefore(statement: SyntaxNode, call: SyntaxNode, caller
   if (findEffects(caller, module).some((effect) => ends(effect) && before(effect.node))) return true;
   // A bound method or nested code made anywhere in the caller (before the with too) may be called in the block.
   const callerBody = caller.node.childForFieldName('body') ?? caller.node;
-  if (hasNestedCode(callerBody, object) || valueReadsOf(callerBody, object).length > 0) return true;
+  if (hasNestedCode(callerBody, object) || valueReadsOf(callerBody, object).length > 0 || aliasedIn(callerBody, object)) return true;
   return scopeFacts(module, caller.node).calls.some(({ node }) => before(node) && mayEndTransactionAt(node, object, caller, module, classes, 0));
 }
 
@@ -190,7 +193,7 @@ function mayEndTransactionBefore(statement: SyntaxNode, call: SyntaxNode, caller
 function mayEndTransactionIn(fn: PyFunction, module: PyModule, param: string, classes: ClassRef[], depth: number): boolean {
   if (depth > MAX_CALLS || reboundIn(fn, module, param)) return true;
   const body = fn.node.childForFieldName('body') ?? fn.node;
-  if (findEffects(fn, module).some(ends) || hasNestedCode(body, param) || valueReadsOf(body, param).length > 0) return true;
+  if (findEffects(fn, module).some(ends) || hasNestedCode(body, param) || valueReadsOf(body, param).length > 0 || aliasedIn(body, param)) return true;
   return scopeFacts(module, fn.node).calls.some(({ node }) => mayEndTransactionAt(node, param, fn, module, classes, depth));
 }
 
@@ -273,19 +276,6 @@ function formattedOnly(value: SyntaxNode): boolean {
   return receiver?.type === 'string' || receiver?.type === 'concatenated_string';
 }
 
-/** The finally clause has its own return, or a break/continue leaving a loop around it: either drops a pending exception. */
-function leavesFinally(clause: SyntaxNode): boolean {
-  return clause.descendantsOfType(['return_statement', 'break_statement', 'continue_statement']).some((jump) => {
-    for (let at = jump.parent; at && at.id !== clause.id; at = at.parent) {
-      if (NESTED_SCOPES.has(at.type)) return false;
-      // A loop's own body only: a break in its `else` leaves the loop around it.
-      const loopBody = at.type === 'for_statement' || at.type === 'while_statement' ? at.childForFieldName('body') : null;
-      if (jump.type !== 'return_statement' && loopBody && contains(loopBody, jump)) return false;
-    }
-    return true;
-  });
-}
-
 const NESTED_SCOPES = new Set(['function_definition', 'lambda', 'class_definition']);
 
 /** Async, or a generator: its own `yield` (a nested function's is its own). */
@@ -312,7 +302,25 @@ function inOneLoop(node: SyntaxNode, call: SyntaxNode, region: SyntaxNode): bool
   return false;
 }
 
-function insideLambda(node: SyntaxNode, fnNode: SyntaxNode): boolean {
-  for (let at = node.parent; at && at.id !== fnNode.id; at = at.parent) if (at.type === 'lambda') return true;
+/** In a lambda or a generator expression: it runs when called or iterated, maybe after the with has ended (a list, set or dict comprehension runs at once). */
+function runsDeferred(node: SyntaxNode, fnNode: SyntaxNode): boolean {
+  for (let at = node.parent; at && at.id !== fnNode.id; at = at.parent) if (at.type === 'lambda' || at.type === 'generator_expression') return true;
   return false;
+}
+
+/**
+ * The object's name used other than as an attribute's receiver or a call's direct argument (`same = backend`,
+ * `[backend]`, `return backend`, `(same := backend)`): another name for the object, whose calls
+ * (`same.checkpoint()`) are not followed, may end the transaction.
+ */
+function aliasedIn(region: SyntaxNode, object: string): boolean {
+  return region.descendantsOfType('identifier').some((use) => {
+    if (use.text !== object) return false;
+    const parent = use.parent;
+    if (!parent) return true;
+    if (parent.type === 'attribute' && parent.childForFieldName('object')?.id === use.id) return false;
+    if (parent.type === 'argument_list') return false;
+    if (parent.type === 'keyword_argument') return parent.childForFieldName('value')?.id === use.id ? parent.parent?.type !== 'argument_list' : false;
+    return true;
+  });
 }

@@ -77,10 +77,10 @@ function effectSite(effect: Effect, fn: PyFunction, module: PyModule): { node: S
  */
 const mayChangeMode = memoizePer((module: PyModule): boolean => {
   if (/setattr\s*\([^)]*['"](isolation_level|autocommit)['"]/.test(module.source)) return true;
-  // `setattr(conn, MODE, None)`: a name the reader cannot see may be the mode's, when the value is an autocommit
-  // one or the object looks like a connection (not `setattr(todo, field, getattr(self, field))`).
-  if (/\bsetattr\s*\(\s*[^,()]+,\s*(?!['"])[^,()]+,\s*(None|True)\s*\)/.test(module.source)) return true;
-  if (/\bsetattr\s*\(\s*[\w.]*(conn|con|db|database|connection)\w*\s*,\s*(?!['"])/i.test(module.source)) return true;
+  if (/__setattr__\s*\([^)]*['"](isolation_level|autocommit)['"]/.test(module.source)) return true;
+  // `setattr(conn, MODE, None)`, `setattr(self._h, key, value)` from a dict of options: a name the reader
+  // cannot see may be the mode's, on any object that may be a connection.
+  if (/\b(setattr|__setattr__)\s*\(\s*[^,()]+,\s*(?!['"])/.test(module.source)) return true;
   for (const scope of moduleFacts(module).scopes.values()) {
     if (scope.modeAssignments.some((assignment) => !keepsTransactions(assignment.childForFieldName('right')))) return true;
     for (const { node, callee } of [...scope.calls, ...scope.lambdaCalls]) {

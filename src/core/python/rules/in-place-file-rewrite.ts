@@ -2,7 +2,7 @@ import type { Effect, SyntaxNode } from '../model.ts';
 import { localAssignmentBefore } from '../local-assignments.ts';
 import { callParts, walkFunctionBody } from '../body-walk.ts';
 import { defineRule } from './rule.ts';
-import { compactText, enclosingLoop, isTemporaryPath, mutuallyExclusive, shortText } from './syntax.ts';
+import { compactText, enclosingLoop, isTemporaryPath, literalText, mutuallyExclusive, shortText } from './syntax.ts';
 import { PATH_OPENERS, readsPath } from './file-reads.ts';
 import { rebuiltFromIntactSource } from './rebuilt-from-source.ts';
 import { exportOfDatabaseReads } from './database-export.ts';
@@ -152,13 +152,26 @@ function writeTarget(effect: Effect): WriteTarget | undefined {
   return path ? { path, mode, how: `open(..., '${mode}')` } : undefined;
 }
 
-const BACKUP_SUFFIX = /(~|\.bak|\.old|\.orig|\.backup)['"]?\s*\)?$/;
+const BACKUP_SUFFIX = /(~|\.bak|\.old|\.orig|\.backup)$/;
 
-/** `path + '~'`, `name + '.bak'`, or a local assigned one: a name kept for the previous version of a file. */
+/**
+ * `path + '~'`, `f'{name}.bak'`, `p.with_suffix('.old')`, or a local assigned one: a name made for the
+ * previous version of a file by appending a backup suffix (not `backup.removesuffix('.bak')`, nor a
+ * conditional that may give the live name).
+ */
 function backupName(path: SyntaxNode): boolean {
-  if (BACKUP_SUFFIX.test(path.text)) return true;
-  const assigned = path.type === 'identifier' ? localAssignmentBefore(path) : undefined;
-  return assigned !== undefined && BACKUP_SUFFIX.test(assigned.text);
+  const value = path.type === 'identifier' ? (localAssignmentBefore(path) ?? path) : path;
+  if (value.type === 'binary_operator') {
+    const right = value.childForFieldName('right');
+    return value.childForFieldName('operator')?.text === '+' && right?.type === 'string' && BACKUP_SUFFIX.test(literalText(right));
+  }
+  if (value.type === 'string') return BACKUP_SUFFIX.test(literalText(value));
+  if (value.type === 'call') {
+    const parts = callParts(value);
+    const [suffix] = parts.positional;
+    return parts.method === 'with_suffix' && parts.positional.length === 1 && suffix?.type === 'string' && BACKUP_SUFFIX.test(literalText(suffix));
+  }
+  return false;
 }
 
 /** The node a rename or move takes its file from: `src` of `os.rename(src, dst)` or `src.rename(dst)`. */

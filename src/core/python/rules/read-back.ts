@@ -136,7 +136,8 @@ const LEAVING = new Set(['return_statement', 'raise_statement', 'break_statement
  * `if os.path.isfile(p): os.remove(p)`, or `if isfile(p): os.rename(p, p + '~')` (IPython's logstart
  * rotating its log): the body sets the file aside, and since it never leaves and has no else, the code
  * after the `if` runs either way, on a p that is gone. The test skips nothing because p is there, so a
- * torn p passing it harms nothing.
+ * torn p passing it harms nothing. Every other use of p in the body rules it out (`apply(p)` before the
+ * removal replays a torn journal); a name made from p and a literal (`p + '.001~'`) is another file.
  */
 function setsItAside(test: SyntaxNode, tested: SyntaxNode): boolean {
   const statement = test.parent;
@@ -147,18 +148,34 @@ function setsItAside(test: SyntaxNode, tested: SyntaxNode): boolean {
   const own = (node: SyntaxNode): boolean => !ancestorsWithin(node, body).some((ancestor) => ancestor.type === 'function_definition' || ancestor.type === 'lambda' || ancestor.type === 'class_definition');
   if (body.descendantsOfType([...LEAVING]).some(own)) return false;
   const path = compactText(tested);
-  return body.descendantsOfType('call').some((call) => {
-    if (!own(call)) return false;
-    const parts = callParts(call);
-    if (REMOVALS.has(parts.callee)) return parts.positional[0] !== undefined && compactText(parts.positional[0]) === path;
-    if (MOVES.has(parts.callee)) return parts.positional[0] !== undefined && compactText(parts.positional[0]) === path;
-    // Path.unlink(), Path.rename(target), Path.replace(target); str.replace takes two arguments.
-    const pathMethod = (parts.method === 'unlink' && parts.positional.length === 0) || ((parts.method === 'rename' || parts.method === 'replace') && parts.positional.length === 1);
-    return pathMethod && parts.receiver !== undefined && compactText(parts.receiver) === path && !parts.callee.includes('.path.');
-    return false;
-  });
+  const uses = body.descendantsOfType(['identifier', 'attribute']).filter((node) => compactText(node) === path && node.parent?.childForFieldName('attribute')?.id !== node.id);
+  if (uses.some((use) => !own(use))) return false;
+  let setAside = false;
+  for (const use of uses) {
+    const derived = use.parent?.type === 'binary_operator' && use.parent.namedChildren.some((side) => side.id !== use.id && side.type === 'string');
+    if (derived) continue;
+    const how = useInCall(use);
+    if (how === 'aside') setAside = true;
+    else if (how !== 'tested') return false;
+  }
+  return setAside;
 }
 
+/** What a call does with `use`: removes or moves it away, tests that it exists, or something else (undefined). */
+function useInCall(use: SyntaxNode): 'aside' | 'tested' | undefined {
+  const call = use.parent?.type === 'argument_list' ? use.parent.parent : use.parent?.type === 'attribute' && use.parent.parent?.type === 'call' ? use.parent.parent : undefined;
+  if (call?.type !== 'call') return undefined;
+  const parts = callParts(call);
+  const first = parts.positional[0];
+  if (first?.id === use.id && (REMOVALS.has(parts.callee) || MOVES.has(parts.callee))) return 'aside';
+  if (first?.id === use.id && (EXISTENCE_CALLS.has(parts.callee) || EXISTENCE_CALLS.has(parts.method))) return 'tested';
+  if (parts.receiver?.id === use.id && !parts.callee.includes('.path.')) {
+    // Path.unlink(), Path.rename(target), Path.replace(target); str.replace takes two arguments.
+    if ((parts.method === 'unlink' && parts.positional.length === 0) || ((parts.method === 'rename' || parts.method === 'replace') && parts.positional.length === 1)) return 'aside';
+    if (EXISTENCE_METHODS.has(parts.method) && parts.positional.length === 0) return 'tested';
+  }
+  return undefined;
+}
 
 /** `if not os.listdir(d)`, `len(os.listdir(d))`: whether the folder is empty, not which files it holds. */
 function onlyTestsEmptiness(listing: SyntaxNode): boolean {

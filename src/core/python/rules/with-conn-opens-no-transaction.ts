@@ -1,6 +1,6 @@
 import type { Effect, SyntaxNode } from '../model.ts';
 import { callParts } from '../body-walk.ts';
-import { contains, statementOf } from './syntax.ts';
+import { compactText, contains, statementOf } from './syntax.ts';
 import { connectKeyword, connectsInAutocommit, connectionItem, connectionWrites, describeWrites, driverOf, onlyRerunSafeDdl, setsAutocommitFor, transactionFacts } from './facts.ts';
 import { onOwnDefaultModeConnection } from './default-mode-connection.ts';
 import { defineRule } from './rule.ts';
@@ -45,7 +45,7 @@ export const withConnOpensNoTransaction = defineRule({
         // the block is a transaction when the module opened the connection so and never switches it. Not when DDL comes
         // first (no BEGIN before it) or a script runs (executescript commits first).
         const scripts = writes.some((write) => facts.scripts.includes(write));
-        if (!autocommit && !ddlFirst && !scripts && opensAtFirstWrite(first, body) && !endsInside(body, context.effects, connection.name) && writes.every((write) => onOwnDefaultModeConnection(context, write))) return;
+        if (!autocommit && !ddlFirst && !scripts && opensAtFirstWrite(first, body) && !endsInside(body, fnNode, context.effects, connection.name) && writes.every((write) => onOwnDefaultModeConnection(context, write))) return;
         context.report({
           node: item,
           messageId: autocommit ? 'withConnAutocommit' : ddlFirst ? 'withConnDdlFirst' : 'withConnNoBegin',
@@ -56,18 +56,45 @@ export const withConnOpensNoTransaction = defineRule({
   },
 });
 
-/** The first write runs on every pass through the block: a statement of its own directly in it, not a helper's (whose write may sit under a test). */
+/**
+ * The first write runs on every pass through the block and makes sqlite3 begin: a statement of its own
+ * directly in it (or the right side of an assignment), not a helper's (whose write may sit under a test),
+ * not under `and`/`or`, a conditional or a comprehension, and its SQL a plain INSERT/UPDATE/DELETE/REPLACE
+ * (sqlite3 opens no transaction before `WITH ... UPDATE`).
+ */
 function opensAtFirstWrite(first: Effect, body: SyntaxNode): boolean {
-  return first.via === undefined && statementOf(first.node).parent?.id === body.id;
+  if (first.via !== undefined || statementOf(first.node).parent?.id !== body.id) return false;
+  const parent = first.node.parent;
+  const plain = parent?.type === 'expression_statement' || (parent?.type === 'assignment' && parent.childForFieldName('right')?.id === first.node.id && parent.parent?.type === 'expression_statement');
+  const sql = (first.sql?.text ?? '').replace(/^(\s|--[^\n]*\n|\/\*[\s\S]*?\*\/)*/, '');
+  return plain && /^(insert|update|delete|replace)\b/i.test(sql);
 }
 
 /**
  * Something in the block may end the transaction before its end: a commit or rollback (its own, a
- * helper's, a COMMIT statement), or a call the connection is handed to, whose code is not read here.
+ * helper's, a COMMIT statement), a commit or rollback method taken as a value, or a call the connection
+ * (or the object holding it, `self` for `self.db`) is handed to in any form, in the block or before it
+ * (`tune(conn)` may switch it to autocommit), whose code is not read here.
  */
-function endsInside(body: SyntaxNode, effects: readonly Effect[], connection: string): boolean {
+function endsInside(body: SyntaxNode, fnNode: SyntaxNode, effects: readonly Effect[], connection: string): boolean {
   if (effects.some((effect) => (effect.kind === 'db-commit' || effect.kind === 'db-rollback') && contains(body, effect.node))) return true;
-  return body.descendantsOfType('call').some((call) => callParts(call).positional.concat([...callParts(call).keywords.values()]).some((argument) => argument.text === connection));
+  const root = connection.split('.')[0]!;
+  const mentions = new RegExp(`(^|[^\\w.])${root.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\b`);
+  // Handed over anywhere in the function, before the block too: the unread code may switch it to autocommit.
+  for (const node of fnNode.descendantsOfType(['call', 'attribute'])) {
+    if (node.type === 'attribute' && !contains(body, node)) continue;
+    if (node.type === 'attribute') {
+      const name = node.childForFieldName('attribute')?.text ?? '';
+      const called = node.parent?.type === 'call' && node.parent.childForFieldName('function')?.id === node.id;
+      if (!called && ['commit', 'rollback', 'close', 'execute', 'executescript'].includes(name)) return true;
+      continue;
+    }
+    const parts = callParts(node);
+    if (parts.receiver && compactText(parts.receiver) === connection) continue;
+    const argumentsText = [...parts.positional, ...parts.keywords.values()].map((argument) => argument.text);
+    if (argumentsText.some((text) => mentions.test(text))) return true;
+  }
+  return false;
 }
 
 /** The connection as the body uses it: `conn` for `with conn:`, `c` for `with sqlite3.connect(p) as c:`. */

@@ -1,6 +1,7 @@
 import { describeWrites, driverOf, helperConnectionBlock, setsAutocommitFor, severalWrites, transactionFacts, within } from './facts.ts';
 import { defineRule } from './rule.ts';
 import { callParts } from '../body-walk.ts';
+import { enclosingLoop } from './syntax.ts';
 import { retriesOfOneAttempt } from './retried-attempts.ts';
 import { onOwnDefaultModeConnection } from './default-mode-connection.ts';
 import { insideWrapperTransaction } from '../wrapper-transaction.ts';
@@ -36,9 +37,17 @@ export const writesRelyOnImplicitTransaction = defineRule({
         // A helper's own `with conn:` block commits its writes at its end (default mode): all of them in one such
         // block are that block's, for with-conn-opens-no-transaction to speak for in the helper; spread over
         // several blocks, or beside writes of their own, they are steps committed one after another.
-        const helperBlocks = new Set(writes.map((write) => helperConnectionBlock(write)?.id));
-        if (helperBlocks.size === 1 && !helperBlocks.has(undefined)) return;
-        const separateSteps = [...helperBlocks].some((id) => id !== undefined);
+        const blockPass = (write: (typeof writes)[number]): string | undefined => {
+          const block = helperConnectionBlock(write);
+          return block && `${write.node.id}:${block.id}`;
+        };
+        const passes = writes.map(blockPass);
+        const repeatedPass = writes.some((write, i) => passes[i] !== undefined && enclosingLoop(write.node, fnNode) !== undefined);
+        if (!repeatedPass && passes.every((pass) => pass !== undefined && pass === passes[0])) return;
+        // Steps: a write after a helper block's pass that is not in that pass (the block committed what came before it,
+        // in the default mode too), or one block passed again in a loop. A write of the caller before one block's pass
+        // is committed with it, and default-mode reasoning holds.
+        const separateSteps = repeatedPass || passes.some((pass, i) => pass !== undefined && passes.slice(i + 1).some((later) => later !== pass));
         // Every write inside `with self.transaction():` of this module's own BEGIN ... COMMIT wrapper has a transaction of its own.
         // Or every call reaching this function runs it inside such a wrapper on the object it passes (caller-wrapper.ts).
         if (writes.every((write) => insideWrapperTransaction(write, context.fn, context.module) || insideCallerWrapper(write, context.fn, context.module))) return;

@@ -213,40 +213,98 @@ const valid: Case[] = [
   },
 ];
 
-valid.push({
-  name: 'a try/finally (no except) between the wrapper and the call lets the exception through',
-  modules: repo({
-    'internalmigrations/__init__.py': migrations({
-      loop: `with backend.transaction():
-        try:
-            schema_versions[2].upgrade(backend)
-        finally:
-            print("done")`,
-    }),
-  }),
-});
-
 valid.push(
   {
-    name: 'a finally whose own loop breaks (the break leaves that loop, not the finally)',
+    name: 'a yield in a nested function of v2.upgrade that never sees the backend (v2.upgrade itself runs at its call)',
+    modules: repo({ 'internalmigrations/v2.py': v2('def later():\n        yield 1') }),
+  },
+  {
+    name: 'a list comprehension inside the wrapper runs the step at once',
+    modules: repo({
+      'internalmigrations/__init__.py': migrations({
+        loop: `with backend.transaction():
+        [schema_versions[step].upgrade(backend) for step in (2,)]`,
+      }),
+    }),
+  },
+);
+
+/** The object `same = backend` aliases, with a method that commits: `same.checkpoint()` is no call on `backend` by name. */
+const CHECKPOINT = `
+    def checkpoint(self):
+        self._connection.commit()
+        self._in_transaction = False
+`;
+
+const invalid: Case[] = [
+  {
+    name: 'near miss: a finally between the wrapper and the call commits before the wrapper exits',
     modules: repo({
       'internalmigrations/__init__.py': migrations({
         loop: `with backend.transaction():
         try:
             schema_versions[2].upgrade(backend)
         finally:
-            for _ in range(3):
-                break`,
+            backend.commit()`,
       }),
     }),
   },
   {
-    name: 'a yield in a nested function of v2.upgrade that never sees the backend (v2.upgrade itself runs at its call)',
-    modules: repo({ 'internalmigrations/v2.py': v2('def later():\n        yield 1') }),
+    // Sound over precise: what a finally runs is not followed, so any finally between gives no answer.
+    name: 'no answer: a finally between the wrapper and the call that only prints (finally clauses are not followed)',
+    modules: repo({
+      'internalmigrations/__init__.py': migrations({
+        loop: `with backend.transaction():
+        try:
+            schema_versions[2].upgrade(backend)
+        finally:
+            print("done")`,
+      }),
+    }),
   },
-);
-
-const invalid: Case[] = [
+  {
+    name: 'near miss: the call sits in a generator expression made inside the wrapper and run after it',
+    modules: repo({
+      'internalmigrations/__init__.py': migrations({
+        loop: `with backend.transaction():
+        steps = (schema_versions[2].upgrade(backend) for _ in range(1))
+    for _ in steps:
+        pass`,
+      }),
+    }),
+  },
+  {
+    name: 'near miss: the caller aliases the backend and commits through the alias inside the wrapper',
+    modules: repo({
+      'backends/base.py': base({ methods: CHECKPOINT }),
+      'internalmigrations/__init__.py': migrations({
+        loop: `same = backend
+    with backend.transaction():
+        same.checkpoint()
+        schema_versions[2].upgrade(backend)`,
+      }),
+    }),
+  },
+  {
+    name: 'near miss: v2.upgrade aliases the backend and commits through the alias before its last writes',
+    modules: repo({ 'backends/base.py': base({ methods: CHECKPOINT }), 'internalmigrations/v2.py': v2('same = backend\n    same.checkpoint()') }),
+  },
+  {
+    name: 'near miss: the caller puts the backend in a list and commits through the element inside the wrapper',
+    modules: repo({
+      'backends/base.py': base({ methods: CHECKPOINT }),
+      'internalmigrations/__init__.py': migrations({
+        loop: `with backend.transaction():
+        held = [backend]
+        held[0].checkpoint()
+        schema_versions[2].upgrade(backend)`,
+      }),
+    }),
+  },
+  {
+    name: 'near miss: v2.upgrade binds the backend with a walrus and commits through it',
+    modules: repo({ 'backends/base.py': base({ methods: CHECKPOINT }), 'internalmigrations/v2.py': v2('(same := backend).checkpoint()') }),
+  },
   {
     name: 'near miss: a return in a finally between the wrapper and the call swallows the step\'s exception, and the wrapper commits',
     modules: repo({

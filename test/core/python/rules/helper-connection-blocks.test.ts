@@ -63,6 +63,18 @@ describe("writes in helpers' own with-conn blocks", () => {
     ]);
   });
 
+  it("reports separate steps when one helper's block is passed twice", () => {
+    expect(findings(`    def transfer(self, a, b):\n        self._debit(a)\n        self._debit(b)\n`)).toEqual([{ messageId: 'separateSteps', fn: 'Bank.transfer' }]);
+  });
+
+  it("reports separate steps when one helper's block is passed once per item of a loop", () => {
+    expect(findings(`    def transfer(self, a, items):\n        for item in items:\n            self._move(a, item)\n`)).toEqual([{ messageId: 'separateSteps', fn: 'Bank.transfer' }]);
+  });
+
+  it("does not speak of separate steps when the caller's own write comes before the helper's block, which commits both", () => {
+    expect(findings(`    def transfer(self, a, b):\n        self.db.execute("INSERT INTO log VALUES (?)", (a,))\n        self._debit(a)\n`).map((finding) => finding.messageId)).toEqual(['impliedTransaction']);
+  });
+
   it("reports when the helper's with is on another connection than its writes", () => {
     expect(findings(`    def transfer(self, a, b):
         self._move_elsewhere(a, b)

@@ -776,6 +776,23 @@ ${Array.from({ length: 50 }, (_, i) => `            p = p + q${i}`).join('\n')}
   ],
   invalid: readsBack([
     {
+      name: 'an existence test whose body hands the file to unread code before removing it: a torn journal is replayed',
+      code: `
+        JOURNAL = 'journal.json'
+
+        def record(entries):
+            with open(JOURNAL, 'w') as f:
+                json.dump(entries, f)
+
+        def recover():
+            if os.path.exists(JOURNAL):
+                apply_entries(JOURNAL)
+                os.remove(JOURNAL)
+      `,
+      loader: '',
+      errors: [{ messageId: 'truncatesInPlace', line: 4 }],
+    },
+    {
       name: "a name holding 'temp' inside a word is no scratch name: attempts.json removed before the new one is renamed over it",
       code: `
         def save_attempts(data):

@@ -320,5 +320,77 @@ testRule(withConnOpensNoTransaction, {
       `,
       errors: [{ messageId: 'withConnNoBegin', line: 7 }],
     },
+    {
+      name: 'own default-mode connection, but the first INSERT sits under `and`: the CREATE TABLE may come first',
+      code: `
+        import sqlite3
+
+        def migrate(path, note):
+            conn = sqlite3.connect(path)
+            with conn:
+                note and conn.execute("INSERT INTO log (msg) VALUES (?)", (note,))
+                conn.execute("CREATE TABLE items2 (id INTEGER PRIMARY KEY, name TEXT)")
+                conn.execute("INSERT INTO items2 SELECT id, name FROM items")
+      `,
+      errors: [{ messageId: 'withConnNoBegin', line: 5 }],
+    },
+    {
+      name: 'own default-mode connection, but the first write is a WITH ... UPDATE, before which sqlite3 begins nothing',
+      code: `
+        import sqlite3
+
+        def move(path, a, b):
+            conn = sqlite3.connect(path)
+            with conn:
+                conn.execute("WITH x AS (SELECT ? AS id) UPDATE acct SET bal = bal - 1 WHERE id IN (SELECT id FROM x)", (a,))
+                conn.execute("UPDATE acct SET bal = bal + 1 WHERE id = ?", (b,))
+      `,
+      errors: [{ messageId: 'withConnNoBegin', line: 5 }],
+    },
+    {
+      name: 'own default-mode connection, but handed inside a list to a call whose code is not read',
+      code: `
+        import sqlite3
+        from .util import flush_all
+
+        def move(path, a, b):
+            conn = sqlite3.connect(path)
+            with conn:
+                conn.execute("UPDATE acct SET bal = bal - 1 WHERE id = ?", (a,))
+                flush_all([conn])
+                conn.execute("UPDATE acct SET bal = bal + 1 WHERE id = ?", (b,))
+      `,
+      errors: [{ messageId: 'withConnNoBegin', line: 6 }],
+    },
+    {
+      name: 'own default-mode connection, but its commit taken as a value and called in the block',
+      code: `
+        import sqlite3
+
+        def move(path, a, b):
+            conn = sqlite3.connect(path)
+            with conn:
+                conn.execute("UPDATE acct SET bal = bal - 1 WHERE id = ?", (a,))
+                finish = conn.commit
+                finish()
+                conn.execute("UPDATE acct SET bal = bal + 1 WHERE id = ?", (b,))
+      `,
+      errors: [{ messageId: 'withConnNoBegin', line: 5 }],
+    },
+    {
+      name: 'own default-mode connection, but handed before the block to code that may switch it to autocommit',
+      code: `
+        import sqlite3
+        from .tuning import tune
+
+        def move(path, a, b):
+            conn = sqlite3.connect(path)
+            tune(conn)
+            with conn:
+                conn.execute("UPDATE acct SET bal = bal - 1 WHERE id = ?", (a,))
+                conn.execute("UPDATE acct SET bal = bal + 1 WHERE id = ?", (b,))
+      `,
+      errors: [{ messageId: 'withConnNoBegin', line: 7 }],
+    },
   ],
 });
