@@ -27,7 +27,8 @@ import { functionsByQualname, classQualname } from './local-resolve.ts';
 import { methodOf, subclassesOf, type ClassRef } from './inherited-methods.ts';
 import { connectionOfCall, type Dispatch } from './instance-connections.ts';
 import { calleeTextOf, scopeFacts } from './module-facts.ts';
-import { contains } from './rules/syntax-tree.ts';
+import { contains, ownWithItems } from './rules/syntax-tree.ts';
+import { isOwnCode } from './rules/syntax.ts';
 import { everyRepoCallOf, identifiersNamed, plainTopLevel, targetsOf, type RepoCallSite } from './repo-callers.ts';
 import { hits } from './wrapper-verdict.ts';
 import { wrapperConnections } from './wrapper-transaction.ts';
@@ -137,7 +138,7 @@ function heldBySite(site: RepoCallSite, fn: PyFunction, param: string): Held | u
 
 /** `with obj.transaction():` → `transaction`; undefined when the statement holds another manager (`, contextlib.suppress(...)` may swallow the exception before the wrapper sees it). */
 function wrapperOn(statement: SyntaxNode, object: string): string | undefined {
-  const items = statement.descendantsOfType('with_item').filter((item) => item.parent?.parent?.id === statement.id);
+  const items = ownWithItems(statement);
   if (items.length !== 1) return undefined;
   for (const item of items) {
     let value = item.childForFieldName('value');
@@ -276,16 +277,11 @@ function formattedOnly(value: SyntaxNode): boolean {
   return receiver?.type === 'string' || receiver?.type === 'concatenated_string';
 }
 
-const NESTED_SCOPES = new Set(['function_definition', 'lambda', 'class_definition']);
-
 /** Async, or a generator: its own `yield` (a nested function's is its own). */
 function runsLater(fn: PyFunction): boolean {
   if (fn.isAsync) return true;
   const body = fn.node.childForFieldName('body');
-  return (body?.descendantsOfType('yield') ?? []).some((node) => {
-    for (let at = node.parent; at && at.id !== fn.node.id; at = at.parent) if (NESTED_SCOPES.has(at.type)) return false;
-    return true;
-  });
+  return (body?.descendantsOfType('yield') ?? []).some((node) => isOwnCode(node, fn.node));
 }
 
 const ends = (effect: Effect): boolean => effect.kind === 'db-commit' || effect.kind === 'db-rollback' || effect.kind === 'db-script';

@@ -76,8 +76,7 @@ function effectSite(effect: Effect, fn: PyFunction, module: PyModule): { node: S
  * `self.autocommit = autocommit` feeds its connection's mode), `setattr` of either, or a connect call passing either.
  */
 const mayChangeMode = memoizePer((module: PyModule): boolean => {
-  if (/setattr\s*\([^)]*['"](isolation_level|autocommit)['"]/.test(module.source)) return true;
-  if (/__setattr__\s*\([^)]*['"](isolation_level|autocommit)['"]/.test(module.source)) return true;
+  if (/(setattr|__setattr__)\s*\([^)]*['"](isolation_level|autocommit)['"]/.test(module.source)) return true;
   // `setattr(conn, MODE, None)`, `setattr(self._h, key, value)` from a dict of options: a name the reader
   // cannot see may be the mode's, on any object that may be a connection.
   if (/\b(setattr|__setattr__)\s*\(\s*[^,()]+,\s*(?!['"])/.test(module.source)) return true;

@@ -7,6 +7,7 @@ import type { RuleContext } from './rule.ts';
 import { splitSqlStatements, statementKind } from '../sql.ts';
 import { callParts } from '../body-walk.ts';
 import { contains, enclosingExceptClauses, isOwnCode, mutuallyExclusive } from './syntax.ts';
+import { ownWithItems } from './syntax-tree.ts';
 
 export interface TransactionFacts {
   /** DML writes (INSERT/UPDATE/DELETE/REPLACE) and SQL that could not be resolved, which may write. */
@@ -102,9 +103,7 @@ export function describeWrites(writes: readonly Effect[]): string {
 /** The `with` item of `withStatement` that the transaction-style detector judged a connection. */
 export function connectionItem(withStatement: SyntaxNode, txStyle: TxStyleResult): SyntaxNode | undefined {
   const lines = new Set(txStyle.evidence.filter((found) => found.pattern === 'with-conn' || found.pattern === 'with-connect-as').map((found) => found.line));
-  return withStatement
-    .descendantsOfType('with_item')
-    .find((item) => item.parent?.parent?.id === withStatement.id && lines.has(item.startPosition.row + 1));
+  return ownWithItems(withStatement).find((item) => lines.has(item.startPosition.row + 1));
 }
 
 /**
@@ -119,8 +118,7 @@ export function helperConnectionBlock(effect: Effect): SyntaxNode | undefined {
   if (!inner || receiver === undefined) return undefined;
   for (let node = inner.parent; node && node.type !== 'function_definition' && node.type !== 'lambda'; node = node.parent) {
     if (node.type !== 'with_statement') continue;
-    const items = node.descendantsOfType('with_item').filter((item) => item.parent?.parent?.id === node.id);
-    if (items.some((item) => item.childForFieldName('value')?.text === receiver)) return node;
+    if (ownWithItems(node).some((item) => item.childForFieldName('value')?.text === receiver)) return node;
   }
   return undefined;
 }

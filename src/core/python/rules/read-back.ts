@@ -14,7 +14,7 @@ import { moduleFacts } from '../module-facts.ts';
 import { memoizePer } from '../memo.ts';
 import { repoIndexOf } from '../callgraph.ts';
 import { nameBindings } from './name-bindings.ts';
-import { ancestorsWithin, compactText, literalText, unparenthesized } from './syntax.ts';
+import { compactText, isOwnCode, literalText, unparenthesized } from './syntax.ts';
 import { MAX_DEPTH, classOf, folderKeys, namesOneFile, pathKeys, portable } from './path-keys.ts';
 import { rolesDiffer } from './role-pairs.ts';
 import { sharedCaller } from './shared-caller.ts';
@@ -145,7 +145,7 @@ function setsItAside(test: SyntaxNode, tested: SyntaxNode): boolean {
   if (statement.namedChildren.some((child) => child.type === 'elif_clause' || child.type === 'else_clause')) return false;
   const body = statement.childForFieldName('consequence');
   if (!body) return false;
-  const own = (node: SyntaxNode): boolean => !ancestorsWithin(node, body).some((ancestor) => ancestor.type === 'function_definition' || ancestor.type === 'lambda' || ancestor.type === 'class_definition');
+  const own = (node: SyntaxNode): boolean => isOwnCode(node, body);
   if (body.descendantsOfType([...LEAVING]).some(own)) return false;
   const path = compactText(tested);
   const uses = body.descendantsOfType(['identifier', 'attribute']).filter((node) => compactText(node) === path && node.parent?.childForFieldName('attribute')?.id !== node.id);

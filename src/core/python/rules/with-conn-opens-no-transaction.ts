@@ -82,8 +82,8 @@ function endsInside(body: SyntaxNode, fnNode: SyntaxNode, effects: readonly Effe
   const mentions = new RegExp(`(^|[^\\w.])${root.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\b`);
   // Handed over anywhere in the function, before the block too: the unread code may switch it to autocommit.
   for (const node of fnNode.descendantsOfType(['call', 'attribute'])) {
-    if (node.type === 'attribute' && !contains(body, node)) continue;
     if (node.type === 'attribute') {
+      if (!contains(body, node)) continue;
       const name = node.childForFieldName('attribute')?.text ?? '';
       const called = node.parent?.type === 'call' && node.parent.childForFieldName('function')?.id === node.id;
       if (!called && ['commit', 'rollback', 'close', 'execute', 'executescript'].includes(name)) return true;
