@@ -15,14 +15,19 @@
 // (buku's exportdb: a caller's search result in `resultset`, else every row):
 // the caller's value may be anything. A module's function is 'other' too
 // (`urlopen(u).read()`, `sys.stdin`), but for a few that only transform their
-// arguments (PURE_CALLS). Partial: a method called on self (`self.render(rows)`) counts by its arguments only; ORM
-// queries count only where the effects model sees a read, which it does not for
-// SQLObject's `select()`.
-import type { Effect, PyModule, SyntaxNode } from '../model.ts';
+// arguments (PURE_CALLS). A function of this module, or a method called on self,
+// is what its returns are made of, judged in its own body (helper-returns.ts):
+// `self.snapshot()` may hand back the object's state, `notes()` a file it reads;
+// a method on self that is not found there is 'other'. Partial: ORM queries count
+// only where the effects model sees a read, which it does not for SQLObject's `select()`.
+import type { Effect, PyFunction, PyModule, SyntaxNode } from '../model.ts';
 import { callParts } from '../body-walk.ts';
 import { importBindings } from '../imports.ts';
+import { resolveLocalCall } from '../local-resolve.ts';
 import { nameBindings, type NameBindings } from './name-bindings.ts';
 import { compactText } from './syntax.ts';
+import { helperReturnsOrigin, type HelperVisits } from './helper-returns.ts';
+import { isModuleConstant } from './module-constants.ts';
 
 export type Origin = 'database' | 'constant' | 'other';
 
@@ -36,6 +41,9 @@ const BUILTINS = new Set([
 ]);
 
 const CONSTANT_NAME = /^[A-Z_][A-Z0-9_]*$/;
+
+/** Builtins that bring in data from outside their arguments: a file, the terminal, a namespace, code. */
+const SOURCE_BUILTINS = new Set(['open', 'input', 'globals', 'locals', 'vars', 'eval', 'exec', '__import__']);
 
 const MAX_DEPTH = 200;
 
@@ -66,8 +74,17 @@ export interface OriginScope {
   fnNode: SyntaxNode;
   module: PyModule;
   effects: readonly Effect[];
-  /** The method's own object (`self`, `cls`): a method called on it counts by its arguments. */
+  /** The method's own object (`self`, `cls`): what a method called on it returns is judged in the method. */
   selfName?: string;
+  /** The function judged, to find the functions it calls in its module. */
+  fn?: PyFunction;
+  /**
+   * Judging a helper's returns for a caller (helper-returns.ts): its parameters other than self stand for the
+   * caller's arguments, which the caller judges, so they add nothing here; what the body mixes in still counts.
+   */
+  argumentsNeutral?: boolean;
+  /** Helpers being judged or judged already, shared down the calls (helper-returns.ts). */
+  visits?: HelperVisits;
 }
 
 export function combine(origins: Iterable<Origin>): Origin {
@@ -84,7 +101,6 @@ export function originJudge(scope: OriginScope): (node: SyntaxNode) => Origin {
   const bindings = nameBindings(scope.fnNode);
   const reads = scope.effects.filter((effect) => effect.kind === 'db-read');
   const ownReads = new Set(reads.filter((effect) => !effect.via).map((effect) => effect.node.id));
-  const helperReads = new Set(reads.filter((effect) => effect.via).map((effect) => effect.node.id));
   const readReceivers = new Set(
     scope.effects
       .filter((effect) => effect.kind === 'db-read' && !effect.via)
@@ -95,13 +111,16 @@ export function originJudge(scope: OriginScope): (node: SyntaxNode) => Origin {
   );
   const imported = new Set(importBindings(scope.module).map((binding) => binding.localName));
   const names = new Map<string, Origin>();
+  const visits: HelperVisits = scope.visits ?? new Map();
 
   const ofName = (name: string): Origin => {
     const known = names.get(name);
     if (known) return known;
     // A name's value built from itself (`text += row.url`): the cycle adds nothing new.
     names.set(name, 'constant');
-    const origin = nameOrigin(name, bindings, imported, readReceivers, judge);
+    // A helper's object (`self`) is its state, never a stand-in for the caller's arguments.
+    const neutral = scope.argumentsNeutral === true && name !== scope.selfName;
+    const origin = nameOrigin(name, bindings, imported, readReceivers, judge, neutral, scope.module);
     names.set(name, origin);
     return origin;
   };
@@ -110,16 +129,23 @@ export function originJudge(scope: OriginScope): (node: SyntaxNode) => Origin {
     // An execute's arguments are the query and its filters; a helper's may be data it hands back (`merge(rows, self.pending)`).
     if (ownReads.has(node.id)) return 'database';
     const call = callParts(node);
-    if (helperReads.has(node.id)) return combine(['database', ...(call.argumentList?.namedChildren ?? []).map(judge)]);
     if (FETCHES.has(call.method) && call.receiver && readReceivers.has(compactText(call.receiver))) return 'database';
     const fn = node.childForFieldName('function');
     // Another module's function may hand back anything from outside (a file, the network, stdin), unless it only transforms.
     const root = fn ? rootName(fn) : undefined;
+    if (fn?.type === 'identifier' && SOURCE_BUILTINS.has(fn.text) && !bindings.values.has(fn.text) && !bindings.params.has(fn.text)) return 'other';
     if (root !== undefined && imported.has(root) && !PURE_CALLS.has(call.callee) && !PURE_CALLS.has(fn?.text ?? '')) return 'other';
     // The function called is not data (`convert(rows)`, `json.dumps`), but the object a method is called on is (`rows.to_csv()`).
     const object = fn?.type === 'attribute' ? fn.childForFieldName('object') : null;
-    const calledOn = object && !(object.type === 'identifier' && object.text === scope.selfName) ? [judge(object)] : [];
-    return combine([...calledOn, ...(call.argumentList?.namedChildren ?? []).map(judge)]);
+    const onSelf = object?.type === 'identifier' && object.text === scope.selfName;
+    const calledOn = object && !onSelf ? [judge(object)] : [];
+    const parts = [...calledOn, ...(call.argumentList?.namedChildren ?? []).map(judge)];
+    // A function of this module is what its returns are made of, its own reads included (`self.get_rec_all()`).
+    const helper = scope.fn && resolveLocalCall(node, scope.module, scope.fn);
+    if (helper && helper.node.id !== scope.fnNode.id) return combine([helperReturnsOrigin(helper, scope.module, visits), ...parts]);
+    // A method of the object whose body is not found here (inherited, assigned): it may return the object's state.
+    if (onSelf) return 'other';
+    return combine(parts);
   };
 
   // Generated code can chain thousands of terms (`a + 'x' + 'x' ...`): past MAX_DEPTH a value is not followed.
@@ -168,16 +194,19 @@ function nameOrigin(
   imported: ReadonlySet<string>,
   readReceivers: ReadonlySet<string>,
   judge: (node: SyntaxNode) => Origin,
+  neutralParams: boolean,
+  module: PyModule,
 ): Origin {
   if (bindings.opaque.has(name)) return 'other';
   const values = bindings.values.get(name) ?? [];
   const isParam = bindings.params.has(name);
   if (values.length === 0 && !isParam) {
-    return bindings.imported.has(name) || imported.has(name) || BUILTINS.has(name) || CONSTANT_NAME.test(name) ? 'constant' : 'other';
+    // A NAME in capitals is a constant only when the module binds it to a literal (module-constants.ts): `PENDING = []` may hold state.
+    return bindings.imported.has(name) || imported.has(name) || BUILTINS.has(name) || isModuleConstant(name, module) ? 'constant' : 'other';
   }
   // `for row in cur` over a cursor that ran a read: its rows.
   const origin = combine(values.map((value) => (readReceivers.has(compactText(value)) ? 'database' : judge(value))));
   // A caller's value may be anything, whatever the function fills the name with on other paths.
-  if (isParam) return 'other';
+  if (isParam) return neutralParams ? origin : 'other';
   return origin;
 }

@@ -7,9 +7,9 @@
 // SELECT); its INSERTs and commit into a .db export sit in a branch that
 // returns before the text export is opened.
 //
-// Partial: what a same-module helper that reads returns is taken to be what it
-// read, with whatever its arguments carry (one level, as the effects model
-// follows helpers). A function that only writes a value it was given (buku's
+// What a same-module helper returns is judged in its body (helper-returns.ts):
+// its reads, its arguments, and nothing else it may mix in (the object's state,
+// a file). Partial: a function that only writes a value it was given (buku's
 // write_string_to_file(content, filepath)) stays reported: only its callers
 // show where the value comes from, and this looks at one function.
 import type { Effect, SyntaxNode } from '../model.ts';
@@ -32,7 +32,7 @@ export function exportOfDatabaseReads(write: Effect, context: Pick<RuleContext, 
   if (changes.some((change) => !mutuallyExclusive(change.node, write.node, fnNode))) return false;
   const data = writtenData(write, fnNode, context.module);
   if (!data || data.length === 0) return false;
-  const judge = originJudge({ fnNode, module: context.module, effects: context.effects, ...selfOf(context.fn) });
+  const judge = originJudge({ fnNode, module: context.module, effects: context.effects, fn: context.fn, ...selfOf(context.fn) });
   return combine(data.map(judge)) === 'database';
 }
 

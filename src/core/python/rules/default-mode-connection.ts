@@ -8,8 +8,11 @@
 // instance of a same-module wrapper class whose called method runs on such a connection (coverage's
 // `with self._connect() as con: con.execute(...)`, SqliteDb.execute running on `self.con`), and a
 // parameter of a private function every call of which in the module passes such a connection (coverage's
-// `_init_db(self, db)`). Anything not traced (a public function's parameter, another module, a global, a
-// value the reader cannot follow) is not provable, and the rules keep speaking.
+// `_init_db(self, db)`), or a parameter the function rebinds once, at its top level, to its own connection
+// (gPodder's `new_db = sqlite.connect(new_db)`). `sqlite3.connect` is also known by an import alias (`from sqlite3
+// import dbapi2 as sqlite`, `from sqlite3 import connect as open_db`), in the tracing and in the module-wide mode
+// check alike. Anything not traced (a public function's parameter, another module, a global, a value the reader
+// cannot follow) is not provable, and the rules keep speaking.
 import type { Effect, PyFunction, PyModule, SyntaxNode } from '../model.ts';
 import type { RuleContext } from './rule.ts';
 import { callParts, type CallParts } from '../body-walk.ts';
@@ -24,6 +27,8 @@ import { memoizePer } from '../memo.ts';
 import { driverOf } from './facts.ts';
 import { isOwnCode, unparenthesized } from './syntax.ts';
 import { everyCallOf } from './caller-connections.ts';
+import { importBindings } from '../imports.ts';
+import { boundOutsideImports, singleAssignment } from './single-binding.ts';
 
 /** A guard against cycles (a function returning its own call): how many steps a connection is followed through; buku needs 7. */
 const MAX_DEPTH = 12;
@@ -44,7 +49,15 @@ export function onOwnDefaultModeConnection(context: Pick<RuleContext, 'module' |
 }
 
 function isParameter(expression: SyntaxNode, fn: PyFunction): boolean {
-  return expression.type === 'identifier' && fn.params.includes(expression.text);
+  return expression.type === 'identifier' && fn.params.includes(expression.text) && !reboundParameter(expression, fn);
+}
+
+/**
+ * `new_db = sqlite.connect(new_db)` (gPodder's convert_gpodder2_db): the parameter's one rebinding, a statement of
+ * the function's own top level before the use, so the use sees that value whatever the caller passed.
+ */
+function reboundParameter(expression: SyntaxNode, fn: PyFunction): SyntaxNode | undefined {
+  return singleAssignment(expression.text, fn, expression, true)?.childForFieldName('right') ?? undefined;
 }
 
 /**
@@ -73,7 +86,8 @@ function effectSite(effect: Effect, fn: PyFunction, module: PyModule): { node: S
 
 /**
  * Anywhere in the module: an assignment to `.isolation_level` or `.autocommit` (of any object: sqlitedict's
- * `self.autocommit = autocommit` feeds its connection's mode), `setattr` of either, or a connect call passing either.
+ * `self.autocommit = autocommit` feeds its connection's mode), `setattr` of either, a connect call passing either
+ * (or keywords, a factory or arguments the reader cannot see), or any call passing either as a keyword.
  */
 const mayChangeMode = memoizePer((module: PyModule): boolean => {
   if (/(setattr|__setattr__)\s*\([^)]*['"](isolation_level|autocommit)['"]/.test(module.source)) return true;
@@ -83,8 +97,12 @@ const mayChangeMode = memoizePer((module: PyModule): boolean => {
   for (const scope of moduleFacts(module).scopes.values()) {
     if (scope.modeAssignments.some((assignment) => !keepsTransactions(assignment.childForFieldName('right')))) return true;
     for (const { node, callee } of [...scope.calls, ...scope.lambdaCalls]) {
-      if (!/connect$/.test(callee)) continue;
-      if (!connectKeepsDefault(callParts(node))) return true;
+      const parts = callParts(node);
+      // Any connect, and sqlite3's under any name it is imported as (`open_db(path, isolation_level=None)`), even one
+      // the tracer does not accept; any other call only by the mode's own keywords (`opener = sqlite3.connect`).
+      if (/connect$/.test(callee) || importedConnects(module).has(callee)) {
+        if (!connectKeepsDefault(parts)) return true;
+      } else if (['isolation_level', 'autocommit'].some((name) => parts.keywords.has(name) && !keepsTransactions(parts.keywords.get(name)!))) return true;
     }
   }
   return false;
@@ -117,6 +135,34 @@ function keepsTransactions(value: SyntaxNode | null): boolean {
   return (node.type === 'string' && /^[rRuU]*['"]/.test(node.text)) || node.type === 'false';
 }
 
+
+/** The modules whose `connect` is sqlite3's. */
+const SQLITE3_MODULES = new Set(['sqlite3', 'sqlite3.dbapi2']);
+
+/**
+ * The names `sqlite3.connect` goes by in the module: itself, `<alias>.connect` for `import sqlite3 as <alias>` or
+ * `from sqlite3 import dbapi2 as <alias>` (gPodder's `sqlite`; dbapi2's connect is sqlite3's), and `<name>` for
+ * `from sqlite3 import connect as <name>`: every import of the name is one of these, no star import could shadow it,
+ * and nothing else binds it (`sqlite = None` in an `except ImportError:`).
+ */
+const sqlite3Connects = memoizePer((module: PyModule): Set<string> => {
+  const names = new Set(['sqlite3.connect']);
+  const bindings = importBindings(module);
+  if (bindings.some((binding) => binding.star)) return names;
+  const byName = new Map<string, string[]>();
+  for (const binding of bindings) byName.set(binding.localName, [...(byName.get(binding.localName) ?? []), binding.name ? `${binding.module}.${binding.name}` : binding.module]);
+  for (const [local, targets] of byName) {
+    if (boundOutsideImports(local, module.tree.rootNode)) continue;
+    if (targets.every((target) => SQLITE3_MODULES.has(target))) names.add(`${local}.connect`);
+    else if (targets.every((target) => SQLITE3_MODULES.has(target.replace(/\.connect$/, '')) && target.endsWith('.connect'))) names.add(local);
+  }
+  return names;
+});
+
+/** Every local name bound to sqlite3's connect by `from sqlite3 import connect as <name>` (or dbapi2's), however else it is bound. */
+const importedConnects = memoizePer((module: PyModule): Set<string> =>
+  new Set(importBindings(module).filter((binding) => binding.name === 'connect' && SQLITE3_MODULES.has(binding.module)).map((binding) => binding.localName)),
+);
 
 /**
  * What a traced value is: a connection (or cursor) the module opened in the default mode, or an
@@ -175,8 +221,11 @@ function onlyUsedAsIs(name: string, helper: PyFunction): boolean {
 function trace(expression: SyntaxNode, fn: PyFunction, module: PyModule, depth: number): Traced | undefined {
   if (depth > MAX_DEPTH) return undefined;
   if (expression.type === 'identifier') {
-    // A parameter is a connection from a caller, whatever it is reassigned to later.
-    if (fn.params.includes(expression.text)) return undefined;
+    // A parameter is a connection from a caller, whatever it is reassigned to later, unless rebound once for all uses.
+    if (fn.params.includes(expression.text)) {
+      const rebound = reboundParameter(expression, fn);
+      return rebound && fromValue(rebound, undefined, fn, module, depth + 1);
+    }
     // Partial: the last binding before the use is read, not every branch's.
     const assigned = localAssignmentBefore(expression);
     const alias = withAliasBefore(expression);
@@ -233,7 +282,7 @@ function fromValue(value: SyntaxNode, position: number | undefined, fn: PyFuncti
   if (value.type === 'identifier' || value.type === 'attribute' || value.type === 'subscript') return position === undefined ? trace(value, fn, module, depth + 1) : undefined;
   if (value.type !== 'call') return undefined;
   const parts = callParts(value);
-  if (parts.callee === 'sqlite3.connect') return position === undefined && connectKeepsDefault(parts) ? 'connection' : undefined;
+  if (sqlite3Connects(module).has(parts.callee)) return position === undefined && connectKeepsDefault(parts) ? 'connection' : undefined;
   // A cursor works in its connection's mode.
   if (parts.method === 'cursor' && parts.receiver && position === undefined) {
     return trace(parts.receiver, fn, module, depth + 1) === 'connection' ? 'connection' : undefined;

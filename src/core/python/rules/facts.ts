@@ -6,7 +6,9 @@ import type { Effect, PyFunction, PyModule, SyntaxNode, TxStyleResult } from '..
 import type { RuleContext } from './rule.ts';
 import { splitSqlStatements, statementKind } from '../sql.ts';
 import { callParts } from '../body-walk.ts';
-import { contains, enclosingExceptClauses, isOwnCode, mutuallyExclusive } from './syntax.ts';
+import { ancestorsWithin, callsItself, contains, enclosingExceptClauses, isOwnCode, mutuallyExclusive } from './syntax.ts';
+import { retriedOnlyOnFailure } from './retry-loop.ts';
+import { deadForItsCall } from './call-dead-arms.ts';
 import { ownWithItems } from './syntax-tree.ts';
 
 export interface TransactionFacts {
@@ -73,9 +75,47 @@ export function knownWrite(effect: Effect): boolean {
   return effect.sql?.kind === 'write' || effect.sql?.kind === 'ddl' || effect.kind === 'db-script';
 }
 
-/** `executemany`, or a call in a loop: one effect that happens many times. */
+/**
+ * `executemany`, or a call in a loop: one effect that happens many times. Not a statement that a loop
+ * only retries after it raised (retry-loop.ts): no attempt is saved apart from the others (a failed
+ * statement wrote nothing; after a failed commit the retry's row joins the open transaction, a
+ * duplicate saved with the first, not a crash window).
+ */
 export function repeats(effect: Effect): boolean {
-  return effect.inLoop || effect.call.endsWith('.executemany');
+  if (effect.call.endsWith('.executemany')) return true;
+  return effect.inLoop && !onlyRetried(effect);
+}
+
+/** The effect's own call is retried only on failure, and (for a helper's) the call of the helper is in no loop of its caller. */
+function onlyRetried(effect: Effect): boolean {
+  const own = effect.viaNode ?? effect.node;
+  const ownFn = enclosingFunction(own);
+  if (!ownFn || !retriedOnlyOnFailure(own, ownFn)) return false;
+  if (!effect.viaNode) return true;
+  const caller = enclosingFunction(effect.node);
+  return caller !== undefined && !runsInLoop(effect.node, caller);
+}
+
+const COMPREHENSIONS = new Set(['list_comprehension', 'set_comprehension', 'dictionary_comprehension', 'generator_expression']);
+
+/**
+ * `node` may run more than once through a loop of `fnNode`: in a loop's body, in a `while`'s
+ * condition (tested before every pass: `while self._append_next(it):`), or anywhere in a comprehension.
+ * A `for`'s iterable and a loop's `else` run once.
+ */
+function runsInLoop(node: SyntaxNode, fnNode: SyntaxNode): boolean {
+  return ancestorsWithin(node, fnNode).some((loop) => {
+    if (COMPREHENSIONS.has(loop.type)) return true;
+    if (loop.type !== 'for_statement' && loop.type !== 'while_statement') return false;
+    const parts = [loop.childForFieldName('body'), loop.type === 'while_statement' ? loop.childForFieldName('condition') : null];
+    return parts.some((part) => part !== null && contains(part, node));
+  });
+}
+
+function enclosingFunction(node: SyntaxNode): SyntaxNode | undefined {
+  let current = node.parent;
+  while (current && current.type !== 'function_definition') current = current.parent;
+  return current ?? undefined;
 }
 
 /**
@@ -84,20 +124,57 @@ export function repeats(effect: Effect): boolean {
  * write: unresolved SQL alone is too weak a reason to speak.
  */
 export function severalWrites(writes: readonly Effect[], fnNode: SyntaxNode): boolean {
-  if (!writes.some(knownWrite)) return false;
-  if (writes.some(repeats)) return true;
-  for (let i = 0; i < writes.length; i++) {
-    for (let j = i + 1; j < writes.length; j++) {
-      if (!mutuallyExclusive(writes[i]!.node, writes[j]!.node, fnNode)) return true;
+  const live = liveWrites(writes);
+  if (!live.some(knownWrite)) return false;
+  if (live.some(repeats)) return true;
+  for (let i = 0; i < live.length; i++) {
+    for (let j = i + 1; j < live.length; j++) {
+      if (!exclusiveEffects(live[i]!, live[j]!, fnNode)) return true;
     }
   }
   return false;
 }
 
+/** The writes that can run: not a helper's write in an arm its call's arguments rule out (call-dead-arms.ts). */
+function liveWrites(writes: readonly Effect[]): readonly Effect[] {
+  return writes.filter((write) => !deadForItsCall(write));
+}
+
+/**
+ * At most one of the two runs in one pass. Two effects of one helper call share its call node here:
+ * they exclude each other when their own calls do in the helper (its if/elif arms), unless the helper
+ * calls itself (then one call of it can run both arms); the caller's loops are `repeats`' to judge.
+ */
+function exclusiveEffects(a: Effect, b: Effect, fnNode: SyntaxNode): boolean {
+  if (a.node.id !== b.node.id) return exclusiveNodes(a.node, b.node, fnNode);
+  if (!a.viaNode || !b.viaNode || a.via?.qualname !== b.via?.qualname) return false;
+  const helper = enclosingFunction(a.viaNode);
+  if (helper === undefined || helper.id !== enclosingFunction(b.viaNode)?.id || callsItself(helper)) return false;
+  return exclusiveNodes(a.viaNode, b.viaNode, helper);
+}
+
+/** mutuallyExclusive, less the pairs where one node is in a test that runs before the other's later arm. */
+function exclusiveNodes(a: SyntaxNode, b: SyntaxNode, fnNode: SyntaxNode): boolean {
+  return mutuallyExclusive(a, b, fnNode) && !testedBeforeArm(a, b, fnNode) && !testedBeforeArm(b, a, fnNode);
+}
+
+/**
+ * `a` is in the test of an `elif` (or the guard of a `case`) and `b` in a later arm of the same
+ * if (or match): the test runs whenever that later arm is reached, so `elif conn.execute(DELETE)...:`
+ * runs before the `else:` arm's INSERT. The arms exclude each other; the test does not.
+ */
+function testedBeforeArm(a: SyntaxNode, b: SyntaxNode, fnNode: SyntaxNode): boolean {
+  return ancestorsWithin(a, fnNode).some((arm) => {
+    const test = arm.type === 'elif_clause' ? arm.childForFieldName('condition') : arm.type === 'case_clause' ? arm.childForFieldName('guard') : null;
+    return test !== null && contains(test, a) && arm.parent !== null && contains(arm.parent, b) && b.startIndex >= arm.endIndex;
+  });
+}
+
 /** `3 writes`, `repeated writes` (one in a loop or executemany), `2 writes, some repeated,`: what a crash can split. */
 export function describeWrites(writes: readonly Effect[]): string {
-  if (!writes.some(repeats)) return `${writes.length} writes`;
-  return writes.length === 1 ? 'repeated writes' : `${writes.length} writes, some repeated,`;
+  const live = liveWrites(writes);
+  if (!live.some(repeats)) return `${live.length} writes`;
+  return live.length === 1 ? 'repeated writes' : `${live.length} writes, some repeated,`;
 }
 
 /** The `with` item of `withStatement` that the transaction-style detector judged a connection. */

@@ -8,6 +8,9 @@ import { rebuiltFromIntactSource } from './rebuilt-from-source.ts';
 import { exportOfDatabaseReads } from './database-export.ts';
 import { targetKnownAbsent } from './absent-target-guard.ts';
 import { isStreamDescriptor } from './stream-descriptor.ts';
+import { isKernelPseudoFile } from './kernel-files.ts';
+import { binds, parameterNames } from './exclusive-guards.ts';
+import { enclosingFunctionNode } from '../functions.ts';
 import { keptAsideBefore } from './kept-aside.ts';
 import { writesIntoFreshDirectory } from './fresh-directory.ts';
 import { readBackInModule, type ReadBack } from './read-back.ts';
@@ -75,6 +78,13 @@ export const inPlaceFileRewrite = defineRule({
       // the rename that replaces it aside). Any other name stays reported: a reader may reach it in ways not followed here.
       const read = readsPath(fnNode, new Set([compactText(removed)])) || (readBackInModule(removed, context.module, rename.node) ?? namedByRecord(removed, fnNode, context.effects)) !== undefined;
       if (backupName(removed) && !read) return;
+      // The live file rotated into its own backup's place, and the new contents then renamed onto the live name
+      // (deluge's _save_state: remove state.bak, rename state to state.bak, rename state.tmp to state): a crash
+      // between the first two leaves the live file, always written whole, intact and only the previous backup gone.
+      // Partial: a reader that trusts only the backup name (never the live one) loses its copy; not told apart.
+      const source = movedSource(rename.node);
+      const refilled = source !== undefined && moves.some((move) => move.node.startIndex > rename.node.startIndex && movedPaths(move.node).target === compactText(source));
+      if (source && refilled && backupOf(removed, source, rename.node)) return;
       context.report({
         node: removal.node,
         messageId: 'removedBeforeRename',
@@ -88,9 +98,10 @@ export const inPlaceFileRewrite = defineRule({
           if (effect.kind === 'file-delete' && !effect.via) reportRemovedBeforeRename(effect, moves);
           if (effect.kind !== 'file-write' || effect.via) continue;
           const target = writeTarget(effect);
-          if (!target || isTemporaryPath(target.path) || closedAtOnce(effect.node)) continue;
+          if (!target || isTemporaryPath(target.path) || closedAtOnce(effect.node, context.effects)) continue;
           // A pipe's or a socket's descriptor: no file to truncate, nothing persists.
           if (isStreamDescriptor(target.path)) continue;
+          if (isKernelPseudoFile(target.path)) continue;
           const path = compactText(target.path);
           // Written, then moved over its target: the temp-file pattern, whatever the name.
           if (moves.some((move) => move.node.startIndex > effect.node.startIndex && movedPaths(move.node).source === path)) continue;
@@ -174,6 +185,28 @@ function backupName(path: SyntaxNode): boolean {
   return false;
 }
 
+/**
+ * `removed` is a backup name made from `source` (`source + '.bak'`, directly or through a local), and `source`
+ * is a plain name bound only once in the function, so both texts name the same file at the rename.
+ */
+function backupOf(removed: SyntaxNode, source: SyntaxNode, rename: SyntaxNode): boolean {
+  if (!backupName(removed)) return false;
+  const value = removed.type === 'identifier' ? localAssignmentBefore(removed) : removed;
+  const base = value?.type === 'binary_operator' ? value.childForFieldName('left') : value?.type === 'call' ? callParts(value).receiver : undefined;
+  if (!base || compactText(base) !== compactText(source)) return false;
+  if (removed.type === 'identifier' && !boundOnce(removed, rename)) return false;
+  return source.type === 'identifier' && boundOnce(source, rename);
+}
+
+/** The name `use` reads has one binding in its function (a parameter counts as one), so its text names one value throughout. */
+function boundOnce(use: SyntaxNode, within: SyntaxNode): boolean {
+  const fn = enclosingFunctionNode(within);
+  const body = fn?.childForFieldName('body');
+  if (!fn || !body) return false;
+  const sites = body.descendantsOfType('identifier').filter((identifier) => identifier.text === use.text && binds(identifier)).length;
+  return sites + (parameterNames(fn).has(use.text) ? 1 : 0) === 1;
+}
+
 /** The node a rename or move takes its file from: `src` of `os.rename(src, dst)` or `src.rename(dst)`. */
 function movedSource(node: SyntaxNode): SyntaxNode | undefined {
   const call = callParts(node);
@@ -189,11 +222,31 @@ function movedPaths(node: SyntaxNode): { source?: string; target?: string } {
   return { source: source && compactText(source), target: target && compactText(target) };
 }
 
-/** `open(path, 'w+').close()` (beets' config_edit): creates or empties the file and writes nothing that a crash could tear. */
-function closedAtOnce(openCall: SyntaxNode): boolean {
+/**
+ * `open(path, 'w+').close()` (beets' config_edit) or an empty `with` block: creates or empties the file and writes
+ * nothing that a crash could tear, unless the function writes the same path otherwise too (emptied, then appended
+ * to through another handle: a second reading's near-miss). Partial: a write of the same file under another
+ * spelling, or by a caller after this function, is not seen.
+ */
+function closedAtOnce(openCall: SyntaxNode, effects: readonly Effect[]): boolean {
   const attribute = openCall.parent;
-  if (attribute?.type === 'attribute' && attribute.childForFieldName('attribute')?.text === 'close' && attribute.parent?.type === 'call') return true;
-  return emptyWithBlock(openCall);
+  const closed = attribute?.type === 'attribute' && attribute.childForFieldName('attribute')?.text === 'close' && attribute.parent?.type === 'call';
+  if (!closed && !emptyWithBlock(openCall)) return false;
+  const path = openedPath(openCall);
+  return path !== undefined && !effects.some((effect) => effect.kind === 'file-write' && effect.node.id !== openCall.id && namesPath(effect.node, path));
+}
+
+/** The compact text of the path an opener names: `open(P, ...)` or `P.open(...)`. */
+function openedPath(openCall: SyntaxNode): string | undefined {
+  const call = callParts(openCall);
+  const path = PATH_OPENERS.has(call.callee) ? call.positional[0] : call.receiver;
+  return path && compactText(path);
+}
+
+/** A write call (or a helper's call carrying one) that is handed the path or called on it. */
+function namesPath(node: SyntaxNode, path: string): boolean {
+  const call = callParts(node);
+  return [call.receiver, ...call.positional, ...call.keywords.values()].some((argument) => argument !== undefined && compactText(argument) === path);
 }
 
 /**

@@ -1,10 +1,11 @@
 // What a path expression is built from, as keys two paths share when they name the same file:
 // the same expression, a parameter of the same name (joblib's dump(value, filename) and
-// load(filename)) or of a pair of functions by name (save_state, load_state), a local name's
-// value, what `self.attr` is assigned anywhere in the module (configobj's self.filename = infile,
-// matched as that very parameter of _load, not by its name: role-pairs.ts judges names; and a
-// parameter of __init__ as the one a function passes its own parameter to when it builds the class:
-// save() of self.path set by __init__(path), load(cls, path) returning cls(path, ...)),
+// load(filename)) or of a pair of functions by name (save_state, load_state), a local name's values
+// that reach its use (reaching-values.ts),
+// what `self.attr` is assigned anywhere in the module (configobj's self.filename = infile, matched
+// as that very parameter of _load, not by its name: role-pairs.ts judges names; and a parameter of
+// __init__ as the one a function passes its own parameter to when it builds the class: save() of
+// self.path set by __init__(path), load(cls, path) returning cls(path, ...)),
 // either arm of a conditional, the module's own path helper, a join onto a folder with a literal
 // name; and the folders a path lies in. read-back.ts compares a write's keys with a reader's.
 import type { PyModule, SyntaxNode } from '../model.ts';
@@ -14,6 +15,7 @@ import { scopeFacts } from '../module-facts.ts';
 import { memoizePer } from '../memo.ts';
 import { attributeAssignments } from '../attribute-assignments.ts';
 import { nameBindings } from './name-bindings.ts';
+import { reachingValues } from './reaching-values.ts';
 import { compactText, literalText, unparenthesized } from './syntax.ts';
 import { PAIRED_NAME } from './role-pairs.ts';
 
@@ -47,6 +49,8 @@ export function pathKeys(path: SyntaxNode, module: PyModule, depth = 0, origin =
 function addKeys(node: SyntaxNode, module: PyModule, keys: Set<string>, depth: number, origin: number | undefined): void {
   const text = compactText(node);
   if (keys.has(text) || depth > MAX_DEPTH) return;
+  // `self.output_file = None` names no file: two attributes that both start as None are not one file (babel's commands).
+  if (node.type === 'none') return;
   const fnNode = enclosingFunctionNode(node);
   if (node.type === 'identifier' && fnNode) {
     const bindings = nameBindings(fnNode);
@@ -62,7 +66,8 @@ function addKeys(node: SyntaxNode, module: PyModule, keys: Set<string>, depth: n
       if (fnNode.id === origin) addParameterKeys(node.text, fnNode, keys);
       for (const key of constructorKeys(node.text, fnNode, module)) keys.add(key);
     }
-    for (const value of values.get(node.text) ?? []) addKeys(unparenthesized(value), module, keys, depth + 1, origin);
+    // Only the values it may hold here: `old_file = srt_file` after a read of old_file is not what was read.
+    for (const value of values.has(node.text) ? reachingValues(node, fnNode) : []) addKeys(unparenthesized(value), module, keys, depth + 1, origin);
     return;
   }
   keys.add(text);
@@ -194,7 +199,7 @@ export function namesOneFile(path: SyntaxNode, depth = 0): boolean {
   const node = unparenthesized(path);
   const fnNode = enclosingFunctionNode(node);
   if (node.type === 'identifier' && fnNode && depth < MAX_DEPTH) {
-    const values = nameBindings(fnNode).values.get(node.text) ?? [];
+    const values = reachingValues(node, fnNode);
     return values.length > 0 && values.every((value) => namesOneFile(value, depth + 1));
   }
   const name = joined(node)?.name;
@@ -212,7 +217,7 @@ export function folderKeys(path: SyntaxNode, module: PyModule): Set<string> {
     if (folder) for (const key of pathKeys(folder, module)) folders.add(key);
     const inner = unparenthesized(node);
     const fnNode = enclosingFunctionNode(inner);
-    if (inner.type === 'identifier' && fnNode) for (const value of nameBindings(fnNode).values.get(inner.text) ?? []) visit(value, depth + 1);
+    if (inner.type === 'identifier' && fnNode) for (const value of reachingValues(inner, fnNode)) visit(value, depth + 1);
   };
   visit(path, 0);
   return folders;

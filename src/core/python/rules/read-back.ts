@@ -13,11 +13,12 @@ import { enclosingFunctionNode } from '../functions.ts';
 import { moduleFacts } from '../module-facts.ts';
 import { memoizePer } from '../memo.ts';
 import { repoIndexOf } from '../callgraph.ts';
-import { nameBindings } from './name-bindings.ts';
+import { reachingValues } from './reaching-values.ts';
 import { compactText, isOwnCode, literalText, unparenthesized } from './syntax.ts';
 import { MAX_DEPTH, classOf, folderKeys, namesOneFile, pathKeys, portable } from './path-keys.ts';
 import { rolesDiffer } from './role-pairs.ts';
 import { sharedCaller } from './shared-caller.ts';
+import { readsArchiveMember } from './archive-members.ts';
 
 /** Calls whose first argument is a path they read: open in a read mode, a loader, a parser, a copy's source, a database. */
 const READING_CALL = /^(open|read\w*|load\w*|parse|iterparse|connect|ZipFile|TarFile|copy|copy2|copyfile|copytree|cmp)$/;
@@ -99,6 +100,10 @@ const moduleReads = memoizePer((module: PyModule): ModuleReads => {
       if (!READING_CALL.test(method) && !LISTING_CALLS.has(callee) && !LISTING_METHODS.has(method) && !['read_text', 'read_bytes'].includes(method)) continue;
       const call = callParts(node);
       const [first] = call.positional;
+      // zf.open(name) of a ZipFile reads the member `name`, no file of that name on disk.
+      if (call.receiver && readsArchiveMember(call.receiver, method, module)) continue;
+      // os.open(p, os.O_WRONLY | ...) opens for writing only (Quod Libet's probe for a FIFO's reader): no read of p.
+      if (callee === 'os.open' && writeOnlyFlags(call.positional[1])) continue;
       if ((LISTING_CALLS.has(callee) || LISTING_METHODS.has(method)) && onlyTestsEmptiness(node)) continue;
       if (LISTING_CALLS.has(callee) && first) {
         note(listed, pathKeys(first, module), node, 'listed');
@@ -117,6 +122,12 @@ const moduleReads = memoizePer((module: PyModule): ModuleReads => {
   }
   return { read, listed };
 });
+
+/** Flags spelled out as `os.O_WRONLY | os.O_NONBLOCK | ...` (constants only), O_WRONLY among them: the descriptor cannot read. */
+function writeOnlyFlags(flags: SyntaxNode | undefined): boolean {
+  const parts = flags ? compactText(flags).replace(/^\(|\)$/g, '').split('|').map((part) => part.replace(/^os\./, '')) : [];
+  return parts.includes('O_WRONLY') && parts.every((part) => /^O_[A-Z]+$/.test(part) && part !== 'O_RDWR');
+}
 
 /**
  * The test is (part of) an `if`'s condition: the code does or skips work by it (pooch's `if ... or not
@@ -242,7 +253,7 @@ function uniquelyNamed(path: SyntaxNode): SyntaxNode | undefined {
     }
     const fnNode = enclosingFunctionNode(node);
     const names = node.type === 'identifier' ? [node] : node.descendantsOfType('identifier');
-    if (fnNode) for (const name of names) for (const value of nameBindings(fnNode).values.get(name.text) ?? []) visit(value, depth + 1);
+    if (fnNode) for (const name of names) for (const value of reachingValues(name, fnNode)) visit(value, depth + 1);
   };
   visit(unparenthesized(path), 0);
   return unique;

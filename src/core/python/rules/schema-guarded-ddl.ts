@@ -11,8 +11,8 @@
 //   through comprehensions that keep every row (no filter);
 // - CREATE TABLE <t> in the else of `if rows:` (or under `if not rows:`) where `rows` still holds
 //   the read's fetchall() when tested;
-// - the read is `PRAGMA table_info(<t>)` for the same <t>, written as the same expression, which the
-//   function never binds again.
+// - the read is `PRAGMA table_info(<t>)` for the same <t>, written as the same expression: a literal, a
+//   parameter the function never binds again, or a local bound by one assignment that runs once per call.
 // Anything else (DROP, RENAME, a guard on another list or another table, a filtered or re-shaped row
 // list, a name tested other than the one altered) does not qualify.
 // Partial: sqlite_master lookups are not read; a guard written in a caller is not seen.
@@ -21,6 +21,7 @@ import { repoIndexOf } from '../callgraph.ts';
 import { functionsByQualname } from '../local-resolve.ts';
 import { scopeFacts } from '../module-facts.ts';
 import { contains } from './syntax-tree.ts';
+import { singleAssignment } from './single-binding.ts';
 
 const HOLE = '\u0001';
 
@@ -230,9 +231,10 @@ function pragmaRead(call: SyntaxNode, table: string, fn: PyFunction, module: PyM
   const token = read[1]!;
   const written = token.startsWith(HOLE) ? `expr:${template.holes[Number(token.slice(1, -1))]}` : `lit:${token.replace(/^["`[]|["`\]]$/g, '')}`;
   if (`${calleeKey(call)}\u0000${written}` !== table) return false;
-  // An interpolated table is a parameter the function never binds again: the read and the DDL name one table.
+  // An interpolated table is a parameter the function never binds again, or a local its one assignment binds once per
+  // call (gpodder's embedded minidb: `table, slots = self._schema(class_)`): the read and the DDL name one table.
   const name = written.slice('expr:'.length);
-  return written.startsWith('lit:') || (fn.params.includes(name) && assignmentsOf(name, fn)?.length === 0);
+  return written.startsWith('lit:') || (fn.params.includes(name) && assignmentsOf(name, fn)?.length === 0) || singleAssignment(name, fn, call) !== undefined;
 }
 
 /** `CREATE TABLE` in the else of `if rows:` or under `if not rows:`, rows the read's fetchall() as tested. */

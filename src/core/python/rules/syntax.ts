@@ -61,21 +61,91 @@ export function enclosingExceptClauses(node: SyntaxNode, fnNode: SyntaxNode): Sy
  * function: they sit in different arms of an if/elif/else, of a match, or in
  * different except clauses of one try; or under two `if`s that test one
  * parameter, never rebound, against different constants; or one sits in a
- * branch that leaves the function before the other is reached.
+ * branch that leaves the function before the other is reached. Never in a
+ * function that calls itself.
  */
 export function mutuallyExclusive(a: SyntaxNode, b: SyntaxNode, fnNode: SyntaxNode): boolean {
-  return exclusiveArms(a, b, fnNode) || exclusiveGuards(a, b, fnNode) || ((leavesBefore(a, b, fnNode) || leavesBefore(b, a, fnNode)) && !callsItself(fnNode));
+  // One call of a function that calls itself runs both arms: `if to_archive: INSERT; self._move(id, False) else: DELETE`.
+  if (callsItself(fnNode)) return false;
+  return exclusiveArms(a, b, fnNode) || exclusiveGuards(a, b, fnNode) || leavesBefore(a, b, fnNode) || leavesBefore(b, a, fnNode);
 }
 
-/** `move(...)` or `self.move(...)` inside `def move`: one call of the function can run both of two paths that exclude each other in one pass. */
-function callsItself(fnNode: SyntaxNode): boolean {
-  const name = fnNode.childForFieldName('name')?.text;
-  if (!name) return true;
-  return fnNode.descendantsOfType('call').some((call) => {
+/**
+ * `move(...)` or `self.move(...)` inside `def move`, directly or through other functions of the module
+ * (`_store` calls `_again`, which calls `_store`), matched by name: `f(...)` any function f, `self.x(...)` the
+ * class's own x if it defines one, else any x (nested code too, to stay safe): one call of the function can run
+ * both of two paths that exclude each other in one pass. Partial: a call on another object (`self.store.put()`)
+ * is not followed; taken by name it tied most methods of a module to each other (minidb's Store to Model.save).
+ */
+export function callsItself(fnNode: SyntaxNode): boolean {
+  if (!fnNode.childForFieldName('name')) return true;
+  const graph = moduleCallGraph(rootOf(fnNode));
+  const seen = new Set<SyntaxNode>();
+  const queue = [...callees(fnNode, graph)];
+  while (queue.length > 0) {
+    const called = queue.pop()!;
+    if (called.id === fnNode.id) return true;
+    if (seen.has(called)) continue;
+    seen.add(called);
+    queue.push(...callees(called, graph));
+  }
+  return false;
+}
+
+interface CallGraph {
+  /** Every function of the module by name. */
+  byName: Map<string, SyntaxNode[]>;
+  /** The functions each function's code may call. */
+  calls: WeakMap<SyntaxNode, SyntaxNode[]>;
+}
+
+const callGraphs = new WeakMap<SyntaxNode, CallGraph>();
+
+function moduleCallGraph(root: SyntaxNode): CallGraph {
+  let graph = callGraphs.get(root);
+  if (!graph) {
+    const byName = new Map<string, SyntaxNode[]>();
+    for (const definition of root.descendantsOfType('function_definition')) {
+      const name = definition.childForFieldName('name')?.text;
+      if (name) byName.set(name, [...(byName.get(name) ?? []), definition]);
+    }
+    graph = { byName, calls: new WeakMap() };
+    callGraphs.set(root, graph);
+  }
+  return graph;
+}
+
+/** The module's functions that `fnNode`'s code may call, by the rule above. */
+function callees(fnNode: SyntaxNode, graph: CallGraph): SyntaxNode[] {
+  let found = graph.calls.get(fnNode);
+  if (found) return found;
+  const ownClass = fnNode.parent?.type === 'block' && fnNode.parent.parent?.type === 'class_definition' ? fnNode.parent.parent : undefined;
+  const decoratedClass = fnNode.parent?.type === 'decorated_definition' && fnNode.parent.parent?.parent?.type === 'class_definition' ? fnNode.parent.parent.parent : undefined;
+  const cls = ownClass ?? decoratedClass;
+  found = fnNode.descendantsOfType('call').flatMap((call) => {
     const callee = call.childForFieldName('function');
-    if (callee?.type === 'identifier') return callee.text === name;
-    return callee?.type === 'attribute' && callee.childForFieldName('attribute')?.text === name;
+    if (callee?.type === 'identifier') return graph.byName.get(callee.text) ?? [];
+    const name = callee?.type === 'attribute' ? callee.childForFieldName('attribute')?.text : undefined;
+    if (!name) return [];
+    const object = callee?.childForFieldName('object')?.text;
+    if (object !== 'self' && object !== 'cls') return [];
+    const all = graph.byName.get(name) ?? [];
+    const own = cls ? all.filter((definition) => methodOf(definition)?.id === cls.id) : [];
+    return own.length > 0 ? own : all;
   });
+  graph.calls.set(fnNode, found);
+  return found;
+}
+
+function methodOf(definition: SyntaxNode): SyntaxNode | undefined {
+  const holder = definition.parent?.type === 'decorated_definition' ? definition.parent.parent : definition.parent;
+  return holder?.type === 'block' && holder.parent?.type === 'class_definition' ? holder.parent : undefined;
+}
+
+function rootOf(node: SyntaxNode): SyntaxNode {
+  let root = node;
+  while (root.parent) root = root.parent;
+  return root;
 }
 
 /**

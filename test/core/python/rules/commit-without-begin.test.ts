@@ -89,8 +89,151 @@ class CoverageData:
 `;
 }
 
+
+/**
+ * offlineimap3's LocalStatusSQLiteFolder (folder/LocalStatusSQLite.py 161-187, 332-368): one write per call
+ * through a helper whose four execute arms exclude each other and whose loop only retries on a locked database.
+ */
+function sqlWriteHelper(handler = `if e.args[0] == 'database is locked':
+                    success = False
+                else:
+                    raise`, call = `self._sql_write('INSERT INTO status (id,flags) VALUES (?,?)', (uid, flags))`): string {
+  return `
+import sqlite3 as sqlite
+
+class LocalStatusSQLiteFolder:
+    def _sql_write(self, sql, args=None, executemany=False):
+        success = False
+        while not success:
+            try:
+                with self._databaseFileLock.getLock():
+                    if args is None:
+                        if executemany:
+                            self.connection.executemany(sql)
+                        else:
+                            self.connection.execute(sql)
+                    else:
+                        if executemany:
+                            self.connection.executemany(sql, args)
+                        else:
+                            self.connection.execute(sql, args)
+                    success = True
+                    if not self._in_transactions:
+                        self.connection.commit()
+            except sqlite.OperationalError as e:
+                ${handler}
+
+    def savemessage(self, uid, flags):
+        if self.uidexists(uid):
+            self.savemessageflags(uid, flags)
+            return uid
+        ${call}
+        return uid
+
+    def savemessageflags(self, uid, flags):
+        self._sql_write('UPDATE status SET flags=? WHERE id=?', (flags, uid))
+`;
+}
+
+/** A helper that stores or deletes one key: its two writes are the arms of one if/else. */
+function storeOrDelete(second = 'else:'): string {
+  return `
+def _store(conn, key, value):
+    if value is None:
+        conn.execute("DELETE FROM kv WHERE key = ?", (key,))
+    ${second}
+        conn.execute("INSERT OR REPLACE INTO kv VALUES (?, ?)", (key, value))
+
+def put(conn, key, value):
+    _store(conn, key, value)
+    conn.commit()
+`;
+}
+
+/** A helper whose executemany arm runs only when asked for; `call` is how put_one calls it. */
+function manyOrOne(call: string, rebinds = ''): string {
+  return `
+def _save(conn, rows, many=False):${rebinds}
+    if many:
+        conn.executemany("INSERT INTO t VALUES (?)", rows)
+    else:
+        conn.execute("INSERT INTO t VALUES (?)", rows)
+
+def put_one(conn, row, many):
+    ${call}
+    conn.commit()
+`;
+}
+
+/** One INSERT in a loop: `body` is the loop, indented as the function body. */
+function loggedInsert(body: string): string {
+  return `
+import sqlite3
+import time
+
+def record(conn, key):
+${body}
+    conn.commit()
+`;
+}
+
+/**
+ * The reviewer's near misses of the helper quieting: `helper` is the helper (a method of Store) and
+ * `body` the body of save, which calls it and then commits.
+ */
+function storeMethod(helper: string, body: string): string {
+  return `
+import sqlite3
+import time
+
+class Store:
+${helper}
+
+    def save(self, item, flag):
+${body}
+        self.conn.commit()
+`;
+}
+
 testRule(commitWithoutBegin, {
   valid: [
+    {
+      name: 'offlineimap3 savemessage: one INSERT through a helper whose executemany arms this call leaves off, retried only when it raised',
+      code: sqlWriteHelper(),
+    },
+    {
+      name: 'a helper’s DELETE and INSERT in the if and else arms of one test: one write per call',
+      code: storeOrDelete(),
+    },
+    {
+      name: 'a helper’s executemany arm under a flag the call leaves to its False default',
+      code: manyOrOne('_save(conn, (row,))'),
+    },
+    {
+      name: 'the same, the flag passed False by keyword',
+      code: manyOrOne('_save(conn, (row,), many=False)'),
+    },
+    {
+      name: 'one INSERT retried by `while True:` only after it raised a locked database, then break',
+      code: loggedInsert(`    while True:
+        try:
+            conn.execute("INSERT INTO log (key) VALUES (?)", (key,))
+            break
+        except sqlite3.OperationalError:
+            time.sleep(0.1)`),
+    },
+    {
+      name: 'one INSERT retried by `while not done:`, done set after it and a commit in the try',
+      code: loggedInsert(`    done = False
+    while not done:
+        try:
+            conn.execute("INSERT INTO log (key) VALUES (?)", (key,))
+            done = True
+            conn.commit()
+        except sqlite3.OperationalError as e:
+            if e.args[0] != 'database is locked':
+                raise`),
+    },
     {
       name: 'coverage shape: the commit of a per-thread wrapper whose commit and execute run on its own default-mode self.con',
       code: wrapperCommit(),
@@ -236,6 +379,172 @@ testRule(commitWithoutBegin, {
     },
   ],
   invalid: [
+    {
+      name: 'offlineimap3 shape near miss: the helper is called in a loop of the caller',
+      code: sqlWriteHelper(undefined, `for flag in flags:
+            self._sql_write('INSERT INTO status (id,flags) VALUES (?,?)', (uid, flag))`),
+      errors: [{ messageId: 'commitWithoutBegin', line: 33 }],
+    },
+    {
+      name: 'offlineimap3 shape near miss: the call asks for executemany (one call, many statements)',
+      code: sqlWriteHelper(undefined, `self._sql_write('INSERT INTO status (id,flags) VALUES (?,?)', [(uid, flags)], True)`),
+      errors: [{ messageId: 'commitWithoutBegin', line: 32 }],
+    },
+    {
+      name: 'a helper’s two writes under two ifs that can both run',
+      code: storeOrDelete('if value is not None:'),
+      errors: [{ messageId: 'commitWithoutBegin', line: 9 }],
+    },
+    {
+      name: 'a helper’s executemany arm under a flag the call passes on from its own parameter',
+      code: manyOrOne('_save(conn, (row,), many)'),
+      errors: [{ messageId: 'commitWithoutBegin', line: 9 }],
+    },
+    {
+      name: 'a helper’s executemany arm under a flag the helper may set itself',
+      code: manyOrOne('_save(conn, (row,))', '\n    many = many or len(rows) > 1'),
+      errors: [{ messageId: 'commitWithoutBegin', line: 10 }],
+    },
+    {
+      name: 'a loop over items whose except continues: one INSERT per item',
+      code: loggedInsert(`    for item in key:
+        try:
+            conn.execute("INSERT INTO log (key) VALUES (?)", (item,))
+        except sqlite3.OperationalError:
+            continue`),
+      errors: [{ messageId: 'commitWithoutBegin', line: 10 }],
+    },
+    {
+      name: 'a retry loop whose except writes before the retry',
+      code: loggedInsert(`    while True:
+        try:
+            conn.execute("INSERT INTO log (key) VALUES (?)", (key,))
+            break
+        except sqlite3.OperationalError:
+            conn.execute("INSERT INTO errors (key) VALUES (?)", (key,))`),
+      errors: [{ messageId: 'commitWithoutBegin', line: 11 }],
+    },
+    {
+      name: 'a retry loop whose except falls through to another write in the loop',
+      code: loggedInsert(`    while True:
+        try:
+            conn.execute("INSERT INTO log (key) VALUES (?)", (key,))
+            break
+        except sqlite3.OperationalError:
+            pass
+        conn.execute("INSERT INTO errors (key) VALUES (?)", (key,))`),
+      errors: [{ messageId: 'commitWithoutBegin', line: 12 }],
+    },
+    {
+      name: 'a retry loop whose read after the write may fail and run the write again',
+      code: loggedInsert(`    while True:
+        try:
+            conn.execute("INSERT INTO log (key) VALUES (?)", (key,))
+            total = conn.execute("SELECT count(*) FROM log").fetchone()
+            break
+        except sqlite3.OperationalError:
+            time.sleep(0.1)`),
+      errors: [{ messageId: 'commitWithoutBegin', line: 12 }],
+    },
+    {
+      name: 'a retry loop catching any Exception: the lock’s exit after the write may raise and run it again',
+      code: loggedInsert(`    while True:
+        try:
+            with lock:
+                conn.execute("INSERT INTO log (key) VALUES (?)", (key,))
+            break
+        except Exception:
+            time.sleep(0.1)`),
+      errors: [{ messageId: 'commitWithoutBegin', line: 12 }],
+    },
+    {
+      name: 'a while-not-flag loop whose flag is set only on another arm: the write runs again after it succeeded',
+      code: loggedInsert(`    done = False
+    while not done:
+        try:
+            if key:
+                conn.execute("INSERT INTO log (key) VALUES (?)", (key,))
+            else:
+                done = True
+        except sqlite3.OperationalError:
+            time.sleep(0.1)`),
+      errors: [{ messageId: 'commitWithoutBegin', line: 14 }],
+    },
+    {
+      name: 'near miss: a helper’s if arm calls the helper again with the flag off, so one call runs the INSERT and the else DELETE',
+      code: storeMethod(`    def _move(self, item_id, to_archive):
+        if to_archive:
+            self.conn.execute("INSERT INTO archive SELECT * FROM items WHERE id = ?", (item_id,))
+            self._move(item_id, False)
+        else:
+            self.conn.execute("DELETE FROM items WHERE id = ?", (item_id,))`, `        self._move(item, flag)`),
+      errors: [{ messageId: 'commitWithoutBegin', line: 14 }],
+    },
+    {
+      name: 'near miss: the same helper with the flag left to its True default: the else arm runs through the inner call',
+      code: storeMethod(`    def _move(self, item_id, to_archive=True):
+        if to_archive:
+            self.conn.execute("INSERT INTO archive SELECT * FROM items WHERE id = ?", (item_id,))
+            self._move(item_id, False)
+        else:
+            self.conn.execute("DELETE FROM items WHERE id = ?", (item_id,))`, `        self._move(item)`),
+      errors: [{ messageId: 'commitWithoutBegin', line: 14 }],
+    },
+    {
+      name: 'near miss: a helper’s == guards on one parameter, the first arm calling the helper again with the second value',
+      code: storeMethod(`    def _step(self, item_id, phase):
+        if phase == "copy":
+            self.conn.execute("INSERT INTO archive SELECT * FROM items WHERE id = ?", (item_id,))
+            self._step(item_id, "drop")
+        if phase == "drop":
+            self.conn.execute("DELETE FROM items WHERE id = ?", (item_id,))`, `        self._step(item, flag)`),
+      errors: [{ messageId: 'commitWithoutBegin', line: 14 }],
+    },
+    {
+      name: 'near miss: a helper’s write in an elif condition runs before its else arm’s write',
+      code: storeMethod(`    def _open(self, user, token, admin):
+        if admin:
+            return
+        elif self.conn.execute("DELETE FROM sessions WHERE user = ?", (user,)).rowcount > 100:
+            self.log.warning("flood")
+        else:
+            self.conn.execute("INSERT INTO sessions(user, token) VALUES (?, ?)", (user, token))`, `        self._open(item, flag, self.is_admin(item))`),
+      errors: [{ messageId: 'commitWithoutBegin', line: 15 }],
+    },
+    {
+      name: 'near miss: a helper that retries one INSERT, called in the caller’s while condition: an INSERT per pass',
+      code: storeMethod(`    def _append_next(self, it):
+        item = next(it, None)
+        if item is None:
+            return False
+        while True:
+            try:
+                self.conn.execute("INSERT INTO log(msg) VALUES (?)", (item,))
+                return True
+            except sqlite3.OperationalError:
+                time.sleep(0.1)`, `        it = iter(item)
+        while self._append_next(it):
+            pass`),
+      errors: [{ messageId: 'commitWithoutBegin', line: 20 }],
+    },
+    {
+      name: 'near miss: a helper’s arm under a list default it fills in place is not dead for a call that leaves it to the default',
+      code: storeMethod(`    def _tag(self, order, tags=[]):
+        tags.extend(order.default_tags)
+        if tags:
+            self.conn.execute("INSERT INTO order_tags(order_id, tags) VALUES (?, ?)", (order.id, ",".join(tags)))`, `        self.conn.execute("INSERT INTO orders(id) VALUES (?)", (item.id,))
+        self._tag(item)`),
+      errors: [{ messageId: 'commitWithoutBegin', line: 13 }],
+    },
+    {
+      name: 'near miss: the same, the call passing an empty list the helper fills in place',
+      code: storeMethod(`    def _tag(self, order, tags):
+        tags.extend(order.default_tags)
+        if tags:
+            self.conn.execute("INSERT INTO order_tags(order_id, tags) VALUES (?, ?)", (order.id, ",".join(tags)))`, `        self.conn.execute("INSERT INTO orders(id) VALUES (?)", (item.id,))
+        self._tag(item, [])`),
+      errors: [{ messageId: 'commitWithoutBegin', line: 13 }],
+    },
     {
       name: 'a private helper committing on its parameter, whose only caller gets the connection from another module',
       code: privatePlaceOrder('storage.connect(path)'),

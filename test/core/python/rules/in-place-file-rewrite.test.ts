@@ -1280,7 +1280,7 @@ def load(paths):
       errors: [{ messageId: 'truncatesInPlace', line: 5 }],
     },
     {
-      name: 'written only inside if not os.path.exists(T) (sqlobject 3.10 load_module_from_name): new, but a crash can leave it empty and the re-run keeps it',
+      name: 'written only inside if not os.path.exists(T) (sqlobject 3.10 load_module_from_name, but code written, not its comment): new, but a crash can leave it torn and the re-run keeps it',
       code: `
         def load_module_from_name(filename, module_name):
             init_filename = os.path.join(os.path.dirname(filename), '__init__.py')
@@ -1289,7 +1289,7 @@ def load(paths):
                     f = open(init_filename, 'w')
                 except (OSError, IOError) as e:
                     raise IOError('Cannot write __init__.py')
-                f.write('#\\n')
+                f.write('__all__ = []\\n')
                 f.close()
       `,
       loader: `
@@ -2410,4 +2410,403 @@ describe('in-place-file-rewrite with the repository indexed', () => {
     `;
     expect(findingsOf({ 'app/writer.py': writer, 'app/paths.py': reader }, 'app/writer.py')).toEqual([]);
   });
+});
+
+// data-origin.ts and helper-returns.ts: what a function of the module or a method of self returns is judged in
+// its body, not taken to be made of its arguments: it may hand back the object's state or a file's text. An
+// export stays quiet only when every part of what it writes comes from the database or constants.
+describe('in-place-file-rewrite: an export beside what a helper hands back', () => {
+  const reader = `
+
+def load(path):
+    return open(path).read()
+`;
+  const findingsOf = (code: string): [string, number][] =>
+    lint(code + reader, [inPlaceFileRewrite]).map((finding) => [finding.messageId, finding.range.startLine]);
+
+  const reported: { name: string; code: string; line: number }[] = [
+    {
+      name: 'rows written with what a method of self returns: its state, not the database',
+      code: `
+class Store:
+    def pending_text(self):
+        return repr(self.pending)
+
+    def save(self, path):
+        rows = self.conn.execute("SELECT k, v FROM kv").fetchall()
+        with open(path, "w") as f:
+            f.write(repr(rows) + self.pending_text())
+`,
+      line: 7,
+    },
+    {
+      name: 'rows written with what a module function returns, which reads a file of its own',
+      code: `
+def notes():
+    return open("notes.txt").read()
+
+def save(conn, path):
+    rows = conn.execute("SELECT k, v FROM kv").fetchall()
+    with open(path, "w") as f:
+        f.write(repr(rows) + notes())
+`,
+      line: 6,
+    },
+    {
+      name: 'a helper that SELECTs and adds the object state to the rows it returns',
+      code: `
+class Store:
+    def merged(self):
+        rows = self.conn.execute("SELECT k, v FROM kv").fetchall()
+        return rows + self.pending
+
+    def save(self, path):
+        with open(path, "w") as f:
+            f.write(repr(self.merged()))
+`,
+      line: 7,
+    },
+    {
+      name: 'rows written with what a method not defined in the class returns (inherited or assigned)',
+      code: `
+class Store(Base):
+    def save(self, path):
+        rows = self.conn.execute("SELECT k, v FROM kv").fetchall()
+        with open(path, "w") as f:
+            f.write(repr(rows) + self.describe())
+`,
+      line: 4,
+    },
+    {
+      name: 'rows written with a file the function opens itself by a literal name',
+      code: `
+def save(conn, path):
+    rows = conn.execute("SELECT k, v FROM kv").fetchall()
+    with open(path, "w") as f:
+        f.write(repr(rows) + open("notes.txt").read())
+`,
+      line: 3,
+    },
+    {
+      name: 'a converting helper whose left-out argument defaults to a module list of pending entries',
+      code: `
+pending = []
+
+def render(rows, extra=pending):
+    return repr(rows) + repr(extra)
+
+def save(conn, path):
+    rows = conn.execute("SELECT k, v FROM kv").fetchall()
+    with open(path, "w") as f:
+        f.write(render(rows))
+`,
+      line: 8,
+    },
+  ];
+  reported.push({
+    name: 'rows written with a module list in capitals, which code fills with pending entries',
+    code: `
+PENDING = []
+
+def save(conn, path):
+    rows = conn.execute("SELECT k, v FROM kv").fetchall()
+    with open(path, "w") as f:
+        f.write(repr(rows) + repr(PENDING))
+`,
+    line: 5,
+  });
+  for (const { name, code, line } of reported) {
+    it(`reports: ${name}`, () => {
+      expect(findingsOf(code)).toEqual([['truncatesInPlace', line]]);
+    });
+  }
+
+  const quiet: { name: string; code: string }[] = [
+    {
+      name: 'rows a method of self SELECTs, rendered by a module function made only of its argument',
+      code: `
+def render(rows):
+    lines = []
+    for url, title in rows:
+        lines.append(url + " " + title)
+    return "\\n".join(lines)
+
+class Db:
+    def all_rows(self):
+        self.cur.execute("SELECT url, title FROM bookmarks")
+        return self.cur.fetchall()
+
+    def export(self, path):
+        with open(path, "w") as f:
+            f.write(render(self.all_rows()))
+`,
+    },
+    {
+      name: 'a recursive renderer of the rows adds nothing of its own',
+      code: `
+def render(node):
+    if isinstance(node, list):
+        return "".join(render(child) for child in node)
+    return str(node)
+
+def export(conn, path):
+    rows = conn.execute("SELECT name FROM items").fetchall()
+    with open(path, "w") as f:
+        f.write(render(rows))
+`,
+    },
+  ];
+  quiet.push({
+    name: 'rows under a header held in a module constant (a string, joined to another)',
+    code: `
+TITLE = "bookmarks"
+HEADER = "# " + TITLE + "\\n"
+
+def export(conn, path):
+    rows = conn.execute("SELECT url FROM bookmarks").fetchall()
+    with open(path, "w") as f:
+        f.write(HEADER + repr(rows))
+`,
+  });
+  for (const { name, code } of quiet) {
+    it(`stays quiet: ${name}`, () => {
+      expect(findingsOf(code)).toEqual([]);
+    });
+  }
+});
+
+// A FIFO made by os.mkfifo, and a file opened 'w' and given nothing or comment-only text: quieted for a
+// while this stop (named-pipe.ts, untearable-content.ts) and reverted after a third reading (the path
+// unlinked or retargeted unseen, the file emptied then appended to elsewhere). The near-misses stay reported.
+describe('in-place-file-rewrite: a named pipe, or content that looks untearable', () => {
+  const reported: { name: string; code: string; line: number | number[] }[] = [
+    {
+      name: 'self._path made a FIFO by another method of the class: not recognised (that mkfifo may be conditional, the attribute reassigned or unlinked elsewhere)',
+      code: `
+        class Channel:
+            def open(self):
+                os.mkfifo(self._path, 0o600)
+
+            def send(self, data):
+                with open(self._path, 'wb') as f:
+                    f.write(data)
+
+            def receive(self):
+                return open(self._path, 'rb').read()
+      `,
+      line: 6,
+    },
+    {
+      name: 'a module-level name made a FIFO by one function, written by another: not recognised',
+      code: `
+        CONTROL = '/run/app/control'
+
+        def listen():
+            os.mkfifo(CONTROL)
+
+        def send(data):
+            with open(CONTROL, 'w') as f:
+                f.write(data)
+
+        def receive():
+            return open(CONTROL).read()
+      `,
+      line: 7,
+    },
+    {
+      name: 'os.mkfifo of another name (the reply FIFO) before writing to path',
+      code: `
+        def send(path, reply, data):
+            os.mkfifo(reply)
+            with open(path, 'wb') as f:
+                f.write(data)
+      `,
+      line: 3,
+    },
+    {
+      name: 'the FIFO removed by Path(path).unlink() between os.mkfifo and the open (second reading): a regular file is written',
+      code: `
+        def send(path, data):
+            os.mkfifo(path)
+            Path(path).unlink()
+            with open(path, 'wb') as f:
+                f.write(data)
+      `,
+      line: 4,
+    },
+    {
+      name: 'the FIFO removed between os.mkfifo and the open: the write makes a regular file',
+      code: `
+        def send(path, data):
+            os.mkfifo(path)
+            os.unlink(path)
+            with open(path, 'wb') as f:
+                f.write(data)
+      `,
+      line: 4,
+    },
+    {
+      name: 'os.mkfifo only on one arm of an if before the write',
+      code: `
+        def send(path, data, fresh):
+            if fresh:
+                os.mkfifo(path)
+            with open(path, 'wb') as f:
+                f.write(data)
+      `,
+      line: 4,
+    },
+    {
+      name: 'the FIFO removed after the write inside the loop that repeats the write, not the mkfifo',
+      code: `
+        def send(path, items):
+            os.mkfifo(path)
+            for item in items:
+                with open(path, 'wb') as f:
+                    f.write(item)
+                os.unlink(path)
+      `,
+      line: 4,
+    },
+    {
+      name: 'a path name rebound by a for loop after os.mkfifo',
+      code: `
+        def send(path, paths, data):
+            os.mkfifo(path)
+            for path in paths:
+                with open(path, 'wb') as f:
+                    f.write(data)
+      `,
+      line: 4,
+    },
+    {
+      name: 'os.mkfifo on a parameter of the same name in another function (Quod Libet _write_fifo writes its own fifo_path)',
+      code: `
+        def make(path):
+            os.mkfifo(path)
+
+        def send(path, data):
+            with open(path, 'wb') as f:
+                f.write(data)
+      `,
+      line: 5,
+    },
+    {
+      name: 'self._path made a FIFO by one method but removed by another: a later open makes a regular file',
+      code: `
+        class Channel:
+            def open(self):
+                os.mkfifo(self._path, 0o600)
+
+            def destroy(self):
+                os.unlink(self._path)
+
+            def send(self, data):
+                with open(self._path, 'wb') as f:
+                    f.write(data)
+
+            def receive(self):
+                return open(self._path, 'rb').read()
+      `,
+      line: 9,
+    },
+    {
+      name: 'a probe that writes before removing the file',
+      code: `
+        def probe(path):
+            with open(path, 'w') as f:
+                f.write('probe')
+            os.remove(path)
+      `,
+      line: 2,
+    },
+    {
+      name: 'the file removed on one arm only after a real write',
+      code: `
+        def save(path, text, keep):
+            with open(path, 'w') as f:
+                f.write(text)
+            if not keep:
+                os.remove(path)
+      `,
+      line: 2,
+    },
+    {
+      name: 'h = open(path, "w") handed to json.dump before h.close()',
+      code: `
+        def save(path, data):
+            h = open(path, 'w')
+            json.dump(data, h)
+            h.close()
+      `,
+      line: 2,
+    },
+    {
+      name: 'a global handle handed to faulthandler (Quod Libet faulthandling.enable): written elsewhere',
+      code: `
+        def enable(path):
+            global _fileobj
+            _fileobj = open(path, "wb+")
+            faulthandler.enable(_fileobj, all_threads=False)
+      `,
+      line: 3,
+    },
+    {
+      // The first open writes nothing, but a name bound twice is not followed: both stay reported.
+      name: 'h bound twice: the second open writes through the same name',
+      code: `
+        def save(path, dest, text):
+            h = open(path, 'w')
+            h.close()
+            h = open(dest, 'w')
+            h.write(text)
+      `,
+      line: [2, 4],
+    },
+    {
+      name: 'gzip.open(path, "wb") only closed: closing writes the gzip header and trailer, which a crash can tear',
+      code: `
+        def reset(path):
+            h = gzip.open(path, 'wb')
+            h.close()
+      `,
+      line: 2,
+    },
+    {
+      name: 'a comment line written to a file that is not a .py',
+      code: `
+        def mark(root):
+            with open(os.path.join(root, 'notes.txt'), 'w') as f:
+                f.write('#\\n')
+      `,
+      line: 2,
+    },
+    {
+      name: 'a coding cookie written to a .py: a torn prefix names an unknown encoding',
+      code: `
+        def mark(filepath):
+            filepath = os.path.join(filepath, '__init__.py')
+            with open(filepath, 'w') as f:
+                f.write('# -*- coding: latin-1 -*-\\n')
+      `,
+      line: 3,
+    },
+    {
+      name: 'an f-string comment written to a .py',
+      code: `
+        def mark(filepath, who):
+            filepath = os.path.join(filepath, '__init__.py')
+            with open(filepath, 'w') as f:
+                f.write(f'# {who}\\n')
+      `,
+      line: 3,
+    },
+  ];
+  for (const { name, code, line } of reported) {
+    it(`reports: ${name}`, () => {
+      const [withReader] = readsBack([{ name, code, errors: [] }]);
+      const lines = typeof line === 'number' ? [line] : line;
+      expect(lint(withReader!.code, [inPlaceFileRewrite]).map((finding) => [finding.messageId, finding.range.startLine])).toEqual(lines.map((at) => ['truncatesInPlace', at]));
+    });
+  }
 });

@@ -63,6 +63,65 @@ function minidb(variant: MinidbVariant = {}): string {
 
 const REGISTER_CALL = 37;
 
+interface GpodderVariant {
+  /** Statements right after the read (inside `_register`). */
+  afterRead?: string;
+}
+
+/**
+ * gPodder 3.11.1's embedded minidb (gpodder/minidb.py), cut to _register and two callers: the table is a local bound by
+ * `table, slots = self._schema(class_)`, the missing columns a generator over the read's names. Lines: the ALTER is 23,
+ * save's call of _register 31, load's 38.
+ */
+function gpodderMinidb(variant: GpodderVariant = {}): string {
+  return `
+    import sqlite3
+    import threading
+
+    class Store(object):
+        def __init__(self, filename=':memory:'):
+            self.db = sqlite3.connect(filename, check_same_thread=False)
+            self.lock = threading.RLock()
+
+        def _schema(self, class_):
+            return class_.__name__, list(sorted(class_.__slots__))
+
+        def _register(self, class_):
+            with self.lock:
+                table, slots = self._schema(class_)
+                cur = self.db.execute('PRAGMA table_info(%s)' % table)
+                available = cur.fetchall()
+                ${variant.afterRead ?? ''}
+
+                if available:
+                    available = [row[1] for row in available]
+                    missing_slots = (s for s in slots if s not in available)
+                    for slot in missing_slots:
+                        self.db.execute('ALTER TABLE %s ADD COLUMN %s TEXT' % (table,
+                            slot))
+                else:
+                    self.db.execute('CREATE TABLE %s (%s)' % (table,
+                            ', '.join('%s TEXT' % s for s in slots)))
+
+        def save(self, o):
+            with self.lock:
+                self._register(o.__class__)
+                table, slots = self._schema(o.__class__)
+                values = [str(getattr(o, slot)) for slot in slots]
+                self.db.execute('INSERT INTO %s (%s) VALUES (%s)' % (table, ', '.join(slots), ', '.join('?' * len(slots))), values)
+
+        def load(self, class_, **kwargs):
+            with self.lock:
+                self._register(class_)
+                table, slots = self._schema(class_)
+                return self.db.execute('SELECT %s FROM %s' % (', '.join(slots), table)).fetchall()
+  `;
+}
+
+const GPODDER_ALTER = 23;
+const GPODDER_SAVE_REGISTER = 31;
+const GPODDER_LOAD_REGISTER = 38;
+
 testRule(ddlOutsideTransaction, {
   valid: [
     { name: 'minidb: PRAGMA table_info read first, ALTER only per missing column, CREATE only when the read found no row', code: minidb() },
@@ -90,6 +149,70 @@ testRule(ddlOutsideTransaction, {
     },
   ],
   invalid: [
+    {
+      name: "gpodder's embedded minidb: _register (table a local bound once) and load, which writes nothing else, pass; save's INSERT after the call stays reported (the guard is not taken next to other writes)",
+      code: gpodderMinidb(),
+      errors: [{ messageId: 'ddlNoTransaction', line: GPODDER_SAVE_REGISTER }],
+    },
+    {
+      name: 'near miss: the table name bound again after the read (the ALTER names another table than the one read)',
+      code: gpodderMinidb({ afterRead: "table = 'archive_' + table" }),
+      errors: [
+        { messageId: 'ddlNoTransaction', line: GPODDER_ALTER },
+        { messageId: 'ddlNoTransaction', line: GPODDER_SAVE_REGISTER },
+        { messageId: 'ddlNoTransaction', line: GPODDER_LOAD_REGISTER },
+      ],
+    },
+    {
+      name: 'near miss: the table name augmented after the read',
+      code: gpodderMinidb({ afterRead: "table += '_v2'" }),
+      errors: [
+        { messageId: 'ddlNoTransaction', line: GPODDER_ALTER },
+        { messageId: 'ddlNoTransaction', line: GPODDER_SAVE_REGISTER },
+        { messageId: 'ddlNoTransaction', line: GPODDER_LOAD_REGISTER },
+      ],
+    },
+    {
+      name: 'near miss: the table name bound again by a loop between the read and the DDL',
+      code: gpodderMinidb({ afterRead: "for table in ('a', 'b'):\n                    pass" }),
+      // The loop's second line moves the rest down one.
+      errors: [
+        { messageId: 'ddlNoTransaction', line: GPODDER_ALTER + 1 },
+        { messageId: 'ddlNoTransaction', line: GPODDER_SAVE_REGISTER + 1 },
+        { messageId: 'ddlNoTransaction', line: GPODDER_LOAD_REGISTER + 1 },
+      ],
+    },
+    {
+      name: 'near miss: the table name bound again by a match capture (`case Foo() as table`) between the read and the DDL',
+      code: gpodderMinidb({ afterRead: 'match class_:\n                    case Foo() as table:\n                        pass' }),
+      // The match's two more lines move the rest down two.
+      errors: [
+        { messageId: 'ddlNoTransaction', line: GPODDER_ALTER + 2 },
+        { messageId: 'ddlNoTransaction', line: GPODDER_SAVE_REGISTER + 2 },
+        { messageId: 'ddlNoTransaction', line: GPODDER_LOAD_REGISTER + 2 },
+      ],
+    },
+    {
+      name: 'near miss: `case str() as table` rebinds the local table between the PRAGMA read and the ALTER',
+      code: `
+        import sqlite3
+
+        class Store(object):
+            def __init__(self, filename):
+                self.db = sqlite3.connect(filename)
+
+            def _register(self, class_, wanted):
+                table = class_.__name__
+                cols = [row[1] for row in self.db.execute('PRAGMA table_info(%s)' % table).fetchall()]
+                match getattr(class_, '__table__', None):
+                    case str() as table:
+                        pass
+                for name in wanted:
+                    if name not in cols:
+                        self.db.execute('ALTER TABLE %s ADD COLUMN %s TEXT' % (table, name))
+      `,
+      errors: [{ messageId: 'ddlNoTransaction', line: 15 }],
+    },
     {
       name: 'near miss: the rows are filtered before the test (empty for a table that exists)',
       code: `
