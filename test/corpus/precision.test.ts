@@ -35,7 +35,8 @@ describe('precision on the corpus library code', () => {
     for (const project of where.absent) console.warn(`precision: ${project} NOT CHECKED, ${ABSENT_NOTE}`);
     for (const folder of unusedLibraryFolders(judged)) console.warn(`precision: test/corpus/libraries/${folder} is not used (not a fetched project of judged-findings.json)`);
     found = await scanCorpus(where.present);
-  }, 60_000);
+    // One scan of every project (59 of them, about 50 s alone on this machine): room for a loaded CI runner.
+  }, 300_000);
   afterAll(() => where?.dispose());
   const scanned = (): string[] => Object.keys(where.present);
   const tuned = (): JudgedList => onlySet(judged, 'tuned');
@@ -97,5 +98,5 @@ describe('precision on the corpus library code', () => {
       clean.dispose();
       rmSync(noLibraries, { recursive: true, force: true });
     }
-  }, 60_000);
+  }, 300_000);
 });
