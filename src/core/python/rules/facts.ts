@@ -10,6 +10,7 @@ import { ancestorsWithin, callsItself, contains, enclosingExceptClauses, isOwnCo
 import { retriedOnlyOnFailure } from './retry-loop.ts';
 import { deadForItsCall } from './call-dead-arms.ts';
 import { ownWithItems } from './syntax-tree.ts';
+import { integrityFallback, type WriteCall } from './integrity-fallback.ts';
 
 export interface TransactionFacts {
   /** DML writes (INSERT/UPDATE/DELETE/REPLACE) and SQL that could not be resolved, which may write. */
@@ -146,11 +147,31 @@ function liveWrites(writes: readonly Effect[]): readonly Effect[] {
  * calls itself (then one call of it can run both arms); the caller's loops are `repeats`' to judge.
  */
 function exclusiveEffects(a: Effect, b: Effect, fnNode: SyntaxNode): boolean {
-  if (a.node.id !== b.node.id) return exclusiveNodes(a.node, b.node, fnNode);
+  if (a.node.id !== b.node.id) return exclusiveNodes(a.node, b.node, fnNode) || integrityFallback(ownCall(a), ownCall(b), fnNode);
   if (!a.viaNode || !b.viaNode || a.via?.qualname !== b.via?.qualname) return false;
   const helper = enclosingFunction(a.viaNode);
   if (helper === undefined || helper.id !== enclosingFunction(b.viaNode)?.id || callsItself(helper)) return false;
-  return exclusiveNodes(a.viaNode, b.viaNode, helper);
+  return (
+    exclusiveNodes(a.viaNode, b.viaNode, helper) ||
+    integrityFallback(helperCall(a.viaNode, a), helperCall(b.viaNode, b), helper)
+  );
+}
+
+/**
+ * A helper's write as the helper makes it: its SQL only when no function of the module is named for the method it
+ * calls (a wrapper `self.execute(sql)` that writes an audit row first is another helper, not the database's own).
+ */
+function helperCall(viaNode: SyntaxNode, effect: Effect): WriteCall {
+  const method = viaNode.type === 'call' ? callParts(viaNode).method : undefined;
+  let root = viaNode;
+  while (root.parent) root = root.parent;
+  const wrapped = method !== undefined && root.descendantsOfType('function_definition').some((definition) => definition.childForFieldName('name')?.text === method);
+  return { node: viaNode, sql: wrapped ? undefined : effect.sql };
+}
+
+/** The effect's call here, its SQL only when the call runs it itself: a helper named `execute` may write more than its last statement. */
+function ownCall(effect: Effect): WriteCall {
+  return { node: effect.node, sql: effect.via ? undefined : effect.sql };
 }
 
 /** mutuallyExclusive, less the pairs where one node is in a test that runs before the other's later arm. */

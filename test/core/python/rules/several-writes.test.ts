@@ -284,3 +284,126 @@ describe('severalWrites in a helper reached again through another function (thir
     expect(writesOf(code, 'move').several).toBe(true);
   });
 });
+
+/** gajim 1.7.3 Cache.store_roster (common/storage/cache.py 257-268): INSERT, or UPDATE when the row is there. */
+function insertOrUpdate(variant: { body?: string; caught?: string; after?: string; tail?: string; insert?: string } = {}): string {
+  return `
+import sqlite3
+
+class Cache:
+    def store_roster(self, account, serialized):
+        insert_sql = 'INSERT INTO roster(account, roster) VALUES(?, ?)'
+        update_sql = 'UPDATE roster SET roster = ? WHERE account = ?'
+        try:
+${variant.body ?? '            self._con.execute(insert_sql, (account, serialized))'}
+        except ${variant.caught ?? 'sqlite3.IntegrityError'}:
+            self._con.execute(update_sql, (serialized, account))
+${variant.after ?? ''}
+        self._delayed_commit()
+${variant.tail ?? ''}`;
+}
+
+describe('severalWrites: an INSERT that ends a try body and its UPDATE on IntegrityError', () => {
+  it('are alternatives: the UPDATE runs only when the INSERT raised, and a statement that raised wrote nothing', () => {
+    expect(writesOf(insertOrUpdate(), 'store_roster').several).toBe(false);
+  });
+  it('are alternatives with `except IntegrityError as e` and with another module alias of it', () => {
+    expect(writesOf(insertOrUpdate({ caught: 'IntegrityError as e' }), 'store_roster').several).toBe(false);
+    expect(writesOf(insertOrUpdate({ caught: 'db.IntegrityError' }), 'store_roster').several).toBe(false);
+  });
+  it('are alternatives in a helper the caller reaches once', () => {
+    const code = `${insertOrUpdate()}
+    def save(self, account, serialized):
+        self.store_roster(account, serialized)
+`;
+    expect(writesOf(code, 'save').several).toBe(false);
+  });
+  it('counts both when a write follows the INSERT in the try body (it can raise after the INSERT wrote)', () => {
+    const body = `            self._con.execute(insert_sql, (account, serialized))
+            self._con.execute('UPDATE meta SET n = n + 1')`;
+    expect(writesOf(insertOrUpdate({ body }), 'store_roster').several).toBe(true);
+  });
+  it('counts both when anything follows the INSERT in the try body, even a call that writes nothing', () => {
+    const body = `            self._con.execute(insert_sql, (account, serialized))
+            self.check(account)`;
+    expect(writesOf(insertOrUpdate({ body }), 'store_roster').several).toBe(true);
+  });
+  it('counts both for a broader except: Exception, bare, or IntegrityError with OperationalError', () => {
+    for (const caught of ['Exception', 'sqlite3.Error', '(sqlite3.IntegrityError, sqlite3.OperationalError)']) {
+      expect(writesOf(insertOrUpdate({ caught }), 'store_roster').several).toBe(true);
+    }
+    const bare = insertOrUpdate().replace('except sqlite3.IntegrityError:', 'except:');
+    expect(writesOf(bare, 'store_roster').several).toBe(true);
+  });
+  it('counts both when the attempt is an executemany (it can fail on a later row, the earlier ones written)', () => {
+    const body = '            self._con.executemany(insert_sql, [(account, serialized)])';
+    expect(writesOf(insertOrUpdate({ body }), 'store_roster').several).toBe(true);
+  });
+  it('counts both for INSERT OR FAIL, which keeps the rows written before the failing one', () => {
+    const body = "            self._con.execute('INSERT OR FAIL INTO roster(account, roster) SELECT a, r FROM staged')";
+    expect(writesOf(insertOrUpdate({ body }), 'store_roster').several).toBe(true);
+  });
+  it('counts both for an INSERT of several rows (a table that keeps the rows before the failing one, MyISAM or ON CONFLICT FAIL, leaves some written)', () => {
+    const body = "            self._con.execute('INSERT INTO roster(account, roster) VALUES (?, ?), (?, ?)', (account, serialized, 'x', 'y'))";
+    expect(writesOf(insertOrUpdate({ body }), 'store_roster').several).toBe(true);
+    const select = "            self._con.execute('INSERT INTO roster(account, roster) SELECT a, r FROM staged')";
+    expect(writesOf(insertOrUpdate({ body: select }), 'store_roster').several).toBe(true);
+  });
+  it('counts both when the INSERT goes through a helper named execute, which can raise after its INSERT wrote', () => {
+    const tail = `
+    def execute(self, sql, args):
+        self._con.execute('INSERT INTO roster(account, roster) VALUES(?, ?)', args)
+        self.check(args)
+`;
+    const code = insertOrUpdate({ body: '            self.execute(insert_sql, (account, serialized))', tail });
+    expect(writesOf(code, 'store_roster').several).toBe(true);
+  });
+  it('counts both when an argument of the INSERT is a call (it could write, then raise)', () => {
+    const body = '            self._con.execute(insert_sql, (account, self.serialize(serialized)))';
+    expect(writesOf(insertOrUpdate({ body }), 'store_roster').several).toBe(true);
+  });
+  it('counts both when the INSERT sits in a with block in the try (its __exit__ runs after the INSERT and can raise)', () => {
+    const body = `            with self.lock:
+                self._con.execute(insert_sql, (account, serialized))`;
+    expect(writesOf(insertOrUpdate({ body }), 'store_roster').several).toBe(true);
+  });
+  it('counts the INSERT with a write after the try', () => {
+    const after = "        self._con.execute('UPDATE meta SET changed = 1')";
+    expect(writesOf(insertOrUpdate({ after }), 'store_roster').several).toBe(true);
+  });
+  it('counts both when the try has a finally or an else', () => {
+    const withFinally = insertOrUpdate({ after: "        finally:\n            self._con.execute('UPDATE meta SET changed = 1')" });
+    expect(writesOf(withFinally, 'store_roster').several).toBe(true);
+    const withElse = insertOrUpdate({ after: "        else:\n            self._con.execute('UPDATE meta SET changed = 1')" });
+    expect(writesOf(withElse, 'store_roster').several).toBe(true);
+  });
+  it('counts both in a function that calls itself (the except arm can reach an INSERT of another call of it)', () => {
+    const tail = `
+    def _again(self, account, serialized):
+        self.store_roster(account, serialized)
+`;
+    const code = insertOrUpdate({ tail }).replace('        self._delayed_commit()', '        self._again(account, serialized)');
+    expect(writesOf(code, 'store_roster').several).toBe(true);
+  });
+});
+
+describe('the IntegrityError fallback through a wrapper named execute (second reading)', () => {
+  it('a helper whose self.execute is the module\'s own wrapper (it writes an audit row first): several writes', () => {
+    const code = `
+      class Db:
+          def execute(self, sql, args=()):
+              self.conn.execute("INSERT INTO audit (q) VALUES (?)", (sql,))
+              return self.conn.execute(sql, args)
+
+          def upsert(self, x):
+              try:
+                  self.execute("INSERT INTO t (a) VALUES (?)", (x,))
+              except sqlite3.IntegrityError:
+                  self.execute("UPDATE t SET n = n + 1 WHERE a = ?", (x,))
+
+          def main(self, x):
+              self.upsert(x)
+    `;
+    expect(writesOf(code, 'main').several).toBe(true);
+  });
+});

@@ -1,5 +1,6 @@
+import { describe, expect, it } from 'vitest';
 import { writesRelyOnImplicitTransaction } from '../../../../src/core/python/rules/writes-rely-on-implicit-transaction.ts';
-import { testRule } from './rule-tester.ts';
+import { lint, testRule } from './rule-tester.ts';
 import { AUTOCOMMIT_THEN_BEGIN, refund } from './snippets.ts';
 
 /** buku's load_firefox_database: add_rec passed delay_commit=True (sixth, positionally), so nothing here commits; the caller does. */
@@ -572,4 +573,52 @@ testRule(writesRelyOnImplicitTransaction, {
       errors: [{ messageId: 'impliedTransaction', line: 15 }],
     },
   ],
+});
+
+/** gajim 1.7.3 CacheStorage.set_contact (common/storage/cache.py 317-327): INSERT the row, or UPDATE it when it is there. */
+/** gajim 1.7.3 CacheStorage.store_roster (cache.py 258-270): the INSERT's SQL spelled out whole. */
+function gajimStoreRoster(variant: { body?: string; caught?: string; insert?: string } = {}): string {
+  return `
+import sqlite3
+
+class CacheStorage(SqliteStorage):
+    def store_roster(self, account, roster):
+        insert_sql = '${variant.insert ?? 'INSERT INTO roster(account, roster) VALUES(?, ?)'}'
+        update_sql = 'UPDATE roster SET roster = ? WHERE account = ?'
+        try:
+${variant.body ?? '            self._con.execute(insert_sql, (account, roster))'}
+        except ${variant.caught ?? 'sqlite3.IntegrityError'}:
+            self._con.execute(update_sql, (roster, account))
+        self._delayed_commit()
+`;
+}
+
+/** The rule's messages (id and line) for the snippet. */
+function reported(code: string): { messageId: string; line: number }[] {
+  return lint(code, [writesRelyOnImplicitTransaction]).map((finding) => ({ messageId: finding.messageId, line: finding.range.startLine }));
+}
+
+describe('writes-rely-on-implicit-transaction: an INSERT ending a try body, and its UPDATE on IntegrityError', () => {
+  it('gajim store_roster: quiet, the UPDATE runs only when the INSERT raised, and a statement that raised wrote nothing', () => {
+    expect(reported(gajimStoreRoster())).toEqual([]);
+  });
+  it('quiet with `except IntegrityError as e`', () => {
+    expect(reported(gajimStoreRoster({ caught: 'IntegrityError as e' }))).toEqual([]);
+  });
+  it('reported when a write follows the INSERT in the try body: it can raise after the INSERT wrote', () => {
+    const body = "            self._con.execute(insert_sql, (account, roster))\n            self._con.execute('UPDATE meta SET n = n + 1')";
+    expect(reported(gajimStoreRoster({ body }))).toEqual([{ messageId: 'impliedTransaction', line: 8 }]);
+  });
+  it('reported for a broader except: IntegrityError or OperationalError, Exception, bare', () => {
+    for (const caught of ['(sqlite3.IntegrityError, sqlite3.OperationalError)', 'Exception']) {
+      expect(reported(gajimStoreRoster({ caught }))).toEqual([{ messageId: 'impliedTransaction', line: 8 }]);
+    }
+    const bare = gajimStoreRoster().replace('except sqlite3.IntegrityError:', 'except:');
+    expect(reported(bare)).toEqual([{ messageId: 'impliedTransaction', line: 8 }]);
+  });
+  it('reported when the INSERT is not spelled out as one row (second reading): interpolated, or a SELECT ending in VALUES', () => {
+    for (const insert of ['INSERT INTO roster (account, {col}) VALUES (?, ?)', 'INSERT INTO roster (account) SELECT account FROM staging UNION ALL VALUES (?)']) {
+      expect(reported(gajimStoreRoster({ insert }))).toEqual([{ messageId: 'impliedTransaction', line: 8 }]);
+    }
+  });
 });
