@@ -5,6 +5,7 @@
 // the table under another; without this, the two looked like one crash window.
 import type { SyntaxNode } from '../model.ts';
 import { ancestorsWithin, contains } from './syntax-tree.ts';
+import { enclosingFunctionNode } from '../functions.ts';
 
 interface Guard {
   name: string;
@@ -104,4 +105,14 @@ export function binds(identifier: SyntaxNode): boolean {
     default:
       return false;
   }
+}
+
+/** How many places of the enclosing function bind the name `use` reads (a parameter counts as one). */
+export function bindingSites(use: SyntaxNode): number {
+  const fn = enclosingFunctionNode(use);
+  const body = fn?.childForFieldName('body');
+  if (!fn || !body) return 0;
+  const name = use.text;
+  const bindings = body.descendantsOfType('identifier').filter((identifier) => identifier.text === name && binds(identifier)).length;
+  return bindings + (parameterNames(fn).has(name) ? 1 : 0);
 }

@@ -6,10 +6,11 @@ import type { Effect, PyFunction, PyModule, SyntaxNode, TxStyleResult } from '..
 import type { RuleContext } from './rule.ts';
 import { splitSqlStatements, statementKind } from '../sql.ts';
 import { callParts } from '../body-walk.ts';
-import { ancestorsWithin, callsItself, contains, enclosingExceptClauses, isOwnCode, mutuallyExclusive } from './syntax.ts';
+import { ancestorsWithin, callsItself, contains, definedInModule, enclosingExceptClauses, isOwnCode, mutuallyExclusive } from './syntax.ts';
 import { retriedOnlyOnFailure } from './retry-loop.ts';
 import { deadForItsCall } from './call-dead-arms.ts';
 import { ownWithItems } from './syntax-tree.ts';
+import { enclosingFunctionNode } from '../functions.ts';
 import { integrityFallback, type WriteCall } from './integrity-fallback.ts';
 
 export interface TransactionFacts {
@@ -90,10 +91,10 @@ export function repeats(effect: Effect): boolean {
 /** The effect's own call is retried only on failure, and (for a helper's) the call of the helper is in no loop of its caller. */
 function onlyRetried(effect: Effect): boolean {
   const own = effect.viaNode ?? effect.node;
-  const ownFn = enclosingFunction(own);
+  const ownFn = enclosingFunctionNode(own);
   if (!ownFn || !retriedOnlyOnFailure(own, ownFn)) return false;
   if (!effect.viaNode) return true;
-  const caller = enclosingFunction(effect.node);
+  const caller = enclosingFunctionNode(effect.node);
   return caller !== undefined && !runsInLoop(effect.node, caller);
 }
 
@@ -113,11 +114,6 @@ function runsInLoop(node: SyntaxNode, fnNode: SyntaxNode): boolean {
   });
 }
 
-function enclosingFunction(node: SyntaxNode): SyntaxNode | undefined {
-  let current = node.parent;
-  while (current && current.type !== 'function_definition') current = current.parent;
-  return current ?? undefined;
-}
 
 /**
  * True when the effects amount to more than one write that can run in one
@@ -149,8 +145,8 @@ function liveWrites(writes: readonly Effect[]): readonly Effect[] {
 function exclusiveEffects(a: Effect, b: Effect, fnNode: SyntaxNode): boolean {
   if (a.node.id !== b.node.id) return exclusiveNodes(a.node, b.node, fnNode) || integrityFallback(ownCall(a), ownCall(b), fnNode);
   if (!a.viaNode || !b.viaNode || a.via?.qualname !== b.via?.qualname) return false;
-  const helper = enclosingFunction(a.viaNode);
-  if (helper === undefined || helper.id !== enclosingFunction(b.viaNode)?.id || callsItself(helper)) return false;
+  const helper = enclosingFunctionNode(a.viaNode);
+  if (helper === undefined || helper.id !== enclosingFunctionNode(b.viaNode)?.id || callsItself(helper)) return false;
   return (
     exclusiveNodes(a.viaNode, b.viaNode, helper) ||
     integrityFallback(helperCall(a.viaNode, a), helperCall(b.viaNode, b), helper)
@@ -163,9 +159,7 @@ function exclusiveEffects(a: Effect, b: Effect, fnNode: SyntaxNode): boolean {
  */
 function helperCall(viaNode: SyntaxNode, effect: Effect): WriteCall {
   const method = viaNode.type === 'call' ? callParts(viaNode).method : undefined;
-  let root = viaNode;
-  while (root.parent) root = root.parent;
-  const wrapped = method !== undefined && root.descendantsOfType('function_definition').some((definition) => definition.childForFieldName('name')?.text === method);
+  const wrapped = method !== undefined && definedInModule(viaNode, method);
   return { node: viaNode, sql: wrapped ? undefined : effect.sql };
 }
 

@@ -9,8 +9,7 @@ import { exportOfDatabaseReads } from './database-export.ts';
 import { targetKnownAbsent } from './absent-target-guard.ts';
 import { isStreamDescriptor } from './stream-descriptor.ts';
 import { isKernelPseudoFile } from './kernel-files.ts';
-import { binds, parameterNames } from './exclusive-guards.ts';
-import { enclosingFunctionNode } from '../functions.ts';
+import { bindingSites } from './exclusive-guards.ts';
 import { keptAsideBefore } from './kept-aside.ts';
 import { writesIntoFreshDirectory } from './fresh-directory.ts';
 import { readBackInModule, type ReadBack } from './read-back.ts';
@@ -84,7 +83,7 @@ export const inPlaceFileRewrite = defineRule({
       // Partial: a reader that trusts only the backup name (never the live one) loses its copy; not told apart.
       const source = movedSource(rename.node);
       const refilled = source !== undefined && moves.some((move) => move.node.startIndex > rename.node.startIndex && movedPaths(move.node).target === compactText(source));
-      if (source && refilled && backupOf(removed, source, rename.node)) return;
+      if (source && refilled && backupOf(removed, source)) return;
       context.report({
         node: removal.node,
         messageId: 'removedBeforeRename',
@@ -189,23 +188,15 @@ function backupName(path: SyntaxNode): boolean {
  * `removed` is a backup name made from `source` (`source + '.bak'`, directly or through a local), and `source`
  * is a plain name bound only once in the function, so both texts name the same file at the rename.
  */
-function backupOf(removed: SyntaxNode, source: SyntaxNode, rename: SyntaxNode): boolean {
+function backupOf(removed: SyntaxNode, source: SyntaxNode): boolean {
   if (!backupName(removed)) return false;
   const value = removed.type === 'identifier' ? localAssignmentBefore(removed) : removed;
   const base = value?.type === 'binary_operator' ? value.childForFieldName('left') : value?.type === 'call' ? callParts(value).receiver : undefined;
   if (!base || compactText(base) !== compactText(source)) return false;
-  if (removed.type === 'identifier' && !boundOnce(removed, rename)) return false;
-  return source.type === 'identifier' && boundOnce(source, rename);
+  if (removed.type === 'identifier' && bindingSites(removed) !== 1) return false;
+  return source.type === 'identifier' && bindingSites(source) === 1;
 }
 
-/** The name `use` reads has one binding in its function (a parameter counts as one), so its text names one value throughout. */
-function boundOnce(use: SyntaxNode, within: SyntaxNode): boolean {
-  const fn = enclosingFunctionNode(within);
-  const body = fn?.childForFieldName('body');
-  if (!fn || !body) return false;
-  const sites = body.descendantsOfType('identifier').filter((identifier) => identifier.text === use.text && binds(identifier)).length;
-  return sites + (parameterNames(fn).has(use.text) ? 1 : 0) === 1;
-}
 
 /** The node a rename or move takes its file from: `src` of `os.rename(src, dst)` or `src.rename(dst)`. */
 function movedSource(node: SyntaxNode): SyntaxNode | undefined {

@@ -6,7 +6,7 @@
 // name last bound from socket.socket/create_connection/fromfd/socketpair or `.accept()`.
 // The name must be bound nowhere else in the function (no other assignment, for,
 // with ... as, augmented assignment, walrus, del, global or parameter of that name:
-// exclusive-guards.ts binds, the one reading of "binds" the rules share).
+// exclusive-guards.ts binds and bindingSites, the one reading of "binds" the rules share).
 // Partial: descriptors passed in as parameters or kept on `self` are not recognised
 // (they stay reported).
 import type { SyntaxNode } from '../model.ts';
@@ -14,8 +14,7 @@ import { callParts } from '../body-walk.ts';
 import { localAssignmentBefore } from '../local-assignments.ts';
 import { localTupleSource } from '../tuple-binding.ts';
 import { unparenthesized } from './syntax.ts';
-import { binds, parameterNames } from './exclusive-guards.ts';
-import { enclosingFunctionNode } from '../functions.ts';
+import { bindingSites } from './exclusive-guards.ts';
 
 const PIPE_MAKERS = new Set(['os.pipe', 'os.pipe2', 'os.openpty', 'pty.openpty']);
 const SOCKET_MAKERS = /^(socket\.)?(socket|create_connection|create_server|fromfd|socketpair)$/;
@@ -77,14 +76,4 @@ function lastBinding(use: SyntaxNode): Binding | undefined {
   const tuple = localTupleSource(use);
   if (tuple && (!plain || plain.startIndex < tuple.value.startIndex)) return { node: tuple.value, tuple: true, position: tuple.position };
   return plain ? { node: plain, tuple: false, position: 0 } : undefined;
-}
-
-/** How many places of the enclosing function bind the name `use` reads (a parameter counts as one). */
-function bindingSites(use: SyntaxNode): number {
-  const fn = enclosingFunctionNode(use);
-  const body = fn?.childForFieldName('body');
-  if (!fn || !body) return 0;
-  const name = use.text;
-  const bindings = body.descendantsOfType('identifier').filter((identifier) => identifier.text === name && binds(identifier)).length;
-  return bindings + (parameterNames(fn).has(name) ? 1 : 0);
 }

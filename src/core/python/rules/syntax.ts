@@ -92,6 +92,11 @@ export function callsItself(fnNode: SyntaxNode): boolean {
   return false;
 }
 
+/** A function (or method) named `name` is defined anywhere in `node`'s module. */
+export function definedInModule(node: SyntaxNode, name: string): boolean {
+  return moduleCallGraph(rootOf(node)).byName.has(name);
+}
+
 interface CallGraph {
   /** Every function of the module by name. */
   byName: Map<string, SyntaxNode[]>;
