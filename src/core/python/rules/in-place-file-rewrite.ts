@@ -213,18 +213,28 @@ function movedPaths(node: SyntaxNode): { source?: string; target?: string } {
   return { source: source && compactText(source), target: target && compactText(target) };
 }
 
+const HEADER_WRITING_OPENERS = new Set(['gzip.open', 'bz2.open', 'lzma.open', 'tarfile.open']);
+
 /**
  * `open(path, 'w+').close()` (beets' config_edit) or an empty `with` block: creates or empties the file and writes
  * nothing that a crash could tear, unless the function writes the same path otherwise too (emptied, then appended
- * to through another handle: a second reading's near-miss). Partial: a write of the same file under another
- * spelling, or by a caller after this function, is not seen.
+ * to through another handle: a second reading's near-miss). Not gzip/bz2/lzma/tarfile.open, which write a header
+ * and trailer on close. Partial: a write of the same file under another spelling, or by a caller after this
+ * function, is not seen.
  */
 function closedAtOnce(openCall: SyntaxNode, effects: readonly Effect[]): boolean {
+  // A compressing or archive opener writes its header and trailer on close, with nothing written through it.
+  if (HEADER_WRITING_OPENERS.has(callParts(openCall).callee)) return false;
   const attribute = openCall.parent;
   const closed = attribute?.type === 'attribute' && attribute.childForFieldName('attribute')?.text === 'close' && attribute.parent?.type === 'call';
   if (!closed && !emptyWithBlock(openCall)) return false;
+  return !otherWriteNames(openCall, effects);
+}
+
+/** Another write of the function (or a helper's call carrying one) is handed the path `openCall` opens, or called on it. */
+function otherWriteNames(openCall: SyntaxNode, effects: readonly Effect[]): boolean {
   const path = openedPath(openCall);
-  return path !== undefined && !effects.some((effect) => effect.kind === 'file-write' && effect.node.id !== openCall.id && namesPath(effect.node, path));
+  return path === undefined || effects.some((effect) => effect.kind === 'file-write' && effect.node.id !== openCall.id && namesPath(effect.node, path));
 }
 
 /** The compact text of the path an opener names: `open(P, ...)` or `P.open(...)`. */

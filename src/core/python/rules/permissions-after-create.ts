@@ -3,7 +3,7 @@ import { callParts, walkFunctionBody } from '../body-walk.ts';
 import { localAssignmentBefore } from '../local-assignments.ts';
 import { defineRule } from './rule.ts';
 import { PATH_OPENERS } from './file-reads.ts';
-import { compactText, isBefore, mutuallyExclusive, shortText, unparenthesized } from './syntax.ts';
+import { callsItself, compactText, enclosingLoop, isBefore, mutuallyExclusive, shortText, unparenthesized } from './syntax.ts';
 
 /** `stat` names that grant nothing to the group or to others. */
 const OWNER_ONLY_STAT = /^stat\.S_I(RUSR|WUSR|XUSR|RWXU|READ|WRITE|EXEC)$/;
@@ -13,6 +13,11 @@ const OWNER_ONLY_STAT = /^stat\.S_I(RUSR|WUSR|XUSR|RWXU|READ|WRITE|EXEC)$/;
  * `Keyring._ensure_file_path`: `with open(path, 'w'): pass`, then `os.chmod(path, 0o600)`): a crash between
  * the two leaves the file readable by other users, and what is written to it later (passwords, keys) with it.
  * Only a chmod that takes group and other bits away is a narrowing; widening after create is harmless.
+ * Not paired: a chmod that runs only after the open raised, in an except clause catching only OSError of the try
+ * whose body the open ends (bleachbit's wipe_write makes an existing file writable after EACCES): that open
+ * created nothing (see onlyAfterOpenFailed).
+ * Partial: a chmod in a helper, a path spelled two ways, and a file created by an earlier call of the function
+ * are not followed.
  */
 export const permissionsAfterCreate = defineRule({
   meta: {
@@ -39,7 +44,11 @@ export const permissionsAfterCreate = defineRule({
           const created = createdPath(effect);
           if (!created) continue;
           const chmod = chmods.find(
-            (candidate) => candidate.path === compactText(created) && isBefore(effect.node, candidate.node) && !mutuallyExclusive(effect.node, candidate.node, fnNode),
+            (candidate) =>
+              candidate.path === compactText(created) &&
+              isBefore(effect.node, candidate.node) &&
+              !mutuallyExclusive(effect.node, candidate.node, fnNode) &&
+              !onlyAfterOpenFailed(effect.node, candidate.node, fnNode),
           );
           if (!chmod) continue;
           context.report({
@@ -58,6 +67,60 @@ interface NarrowingChmod {
   /** The chmod'ed path as compact text. */
   path: string;
   mode: string;
+}
+
+/** Exceptions an open raises when it fails at the system call: OSError and its aliases and subclasses. */
+const OS_ERRORS = new Set([
+  'OSError', 'IOError', 'EnvironmentError', 'PermissionError', 'FileNotFoundError', 'FileExistsError', 'IsADirectoryError',
+  'NotADirectoryError', 'InterruptedError', 'BlockingIOError', 'os.error', 'socket.error',
+]);
+
+/**
+ * The chmod runs only after the open raised (bleachbit 4.4 wipe_contents.wipe_write: `try: f = open(path, 'wb')`,
+ * `except IOError as e:` EACCES, `os.chmod(path, 0o200)` to reopen it): the open is the only statement of a try
+ * body (one before it may have made the file), a plain `name = open(...)` or bare `open(...)` statement, and the chmod sits in an except clause of that
+ * try that catches only OSError and its kin (the open: builtin open, io.open or any object's .open() but os.open's,
+ * gzip/codecs/tarfile's included (none raises an OSError once it has made the file: their headers stay buffered), with
+ * no opener=; not write_text/write_bytes, whose write may raise OSError after the file is made) (not bare, not Exception: text-mode opens raise LookupError for an
+ * unknown encoding after the file is made). That clause is reached only when the try body raised an OSError
+ * before finishing, at the open or before it; a failed open system call creates no file, so this open created
+ * nothing for the chmod to narrow. Not when a loop of the function holds the try (an earlier pass's open may have
+ * made the file), nor in a function that calls itself. Other opens of the path before the try are paired with the
+ * chmod as usual. Partial: CPython's open can in principle raise an OSError after the descriptor exists (an
+ * fstat failing while the buffer is set up): not told apart; nor a file made by an earlier call of the function.
+ */
+function onlyAfterOpenFailed(openCall: SyntaxNode, chmod: SyntaxNode, fnNode: SyntaxNode): boolean {
+  // Only an open that makes the file and writes nothing: `write_text`/`write_bytes` make it and then write, and the
+  // write can raise OSError (ENOSPC, EFBIG) with the file there; an opener= callable may make it and then raise.
+  const call = callParts(openCall);
+  if (!(['open', 'io.open'].includes(call.callee) || (call.method === 'open' && call.receiver !== undefined && call.callee !== 'os.open')) || call.keywords.has('opener')) return false;
+  const statement = openCall.parent?.type === 'expression_statement'
+    ? openCall.parent
+    : openCall.parent?.type === 'assignment' && openCall.parent.childForFieldName('right')?.id === openCall.id && openCall.parent.childForFieldName('left')?.type === 'identifier'
+      ? openCall.parent.parent
+      : undefined;
+  if (statement?.type !== 'expression_statement' || statement.namedChildren.length !== 1) return false;
+  const body = statement.parent;
+  const tryStatement = body?.parent;
+  if (body?.type !== 'block' || tryStatement?.type !== 'try_statement' || tryStatement.childForFieldName('body')?.id !== body.id) return false;
+  // The open is the try body's only statement: one before it may have made the file (`shutil.copyfile(t, p)`, `touch`).
+  const statements = body.namedChildren.filter((child) => child.type !== 'comment');
+  if (statements.length !== 1 || statements[0]!.id !== statement.id) return false;
+  const clause = tryStatement.namedChildren.find((child) => child.type === 'except_clause' && child.startIndex <= chmod.startIndex && chmod.endIndex <= child.endIndex);
+  if (!clause || !catchesOnlyOsErrors(clause)) return false;
+  if (enclosingLoop(tryStatement, fnNode) || callsItself(fnNode)) return false;
+  return true;
+}
+
+/** `except OSError:`, `except IOError as e:`, `except (OSError, IOError):`: nothing but OSError and its kin. */
+function catchesOnlyOsErrors(clause: SyntaxNode): boolean {
+  let value = clause.childForFieldName('value');
+  if (!value) return false;
+  if (value.type === 'as_pattern') value = value.namedChildren[0] ?? null;
+  if (!value) return false;
+  value = unparenthesized(value);
+  const types = value.type === 'tuple' ? value.namedChildren : [value];
+  return types.length > 0 && types.every((type) => (type.type === 'identifier' || type.type === 'attribute') && OS_ERRORS.has(type.text));
 }
 
 /** In one walk of the function's own body: `os.chmod(p, 0o600)` and `p.chmod(0o600)` whose mode leaves group and others nothing, and whether it calls `os.umask`. */

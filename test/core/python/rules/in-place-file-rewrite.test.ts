@@ -776,6 +776,23 @@ ${Array.from({ length: 50 }, (_, i) => `            p = p + q${i}`).join('\n')}
   ],
   invalid: readsBack([
     {
+      name: 'gzip.open(path, "wb") in an empty with block: closing writes the gzip header and trailer, which a crash can tear',
+      code: `
+        def reset(path):
+            with gzip.open(path, 'wb'):
+                pass
+      `,
+      errors: [{ messageId: 'truncatesInPlace', line: 2 }],
+    },
+    {
+      name: 'gzip.open(path, "wb").close(): the same',
+      code: `
+        def reset(path):
+            gzip.open(path, 'wb').close()
+      `,
+      errors: [{ messageId: 'truncatesInPlace', line: 2 }],
+    },
+    {
       name: 'an existence test whose body hands the file to unread code before removing it: a torn journal is replayed',
       code: `
         JOURNAL = 'journal.json'

@@ -505,6 +505,29 @@ testRule(writesRelyOnImplicitTransaction, {
       errors: [{ messageId: 'impliedTransaction', line: 2 }],
     },
     {
+      // hamster 3.0.2's Storage.__get_facts -> __check_index -> executemany: one executemany, committed by the helper
+      // right after. Not one effective write whatever the mode: with isolation_level=None each row of an executemany is
+      // its own transaction, and the commit after it groups nothing. Quiet only on proof of the default mode.
+      name: 'near miss: one executemany through a helper that commits right after it, connection mode unknown',
+      code: `
+        class Storage:
+            def executemany(self, statement, params):
+                cur = self.con.cursor()
+                cur.executemany(statement, params)
+                self.con.commit()
+
+            def check_index(self, rows):
+                self.executemany("INSERT INTO fact_index (id) VALUES (?)", rows)
+
+            def get_facts(self, rows, search):
+                if search:
+                    self.check_index(rows)
+                return self.con.execute("SELECT id FROM facts").fetchall()
+      `,
+      // check_index sees the helper's commit (commit-without-begin's to speak for); get_facts sees one level down only.
+      errors: [{ messageId: 'impliedTransaction', line: 12 }],
+    },
+    {
       name: 'the writes happen in helpers',
       code: `
         def debit(conn, a):
