@@ -228,13 +228,8 @@ function closedAtOnce(openCall: SyntaxNode, effects: readonly Effect[]): boolean
   const attribute = openCall.parent;
   const closed = attribute?.type === 'attribute' && attribute.childForFieldName('attribute')?.text === 'close' && attribute.parent?.type === 'call';
   if (!closed && !emptyWithBlock(openCall)) return false;
-  return !otherWriteNames(openCall, effects);
-}
-
-/** Another write of the function (or a helper's call carrying one) is handed the path `openCall` opens, or called on it. */
-function otherWriteNames(openCall: SyntaxNode, effects: readonly Effect[]): boolean {
   const path = openedPath(openCall);
-  return path === undefined || effects.some((effect) => effect.kind === 'file-write' && effect.node.id !== openCall.id && namesPath(effect.node, path));
+  return path !== undefined && !effects.some((effect) => effect.kind === 'file-write' && effect.node.id !== openCall.id && namesPath(effect.node, path));
 }
 
 /** The compact text of the path an opener names: `open(P, ...)` or `P.open(...)`. */

@@ -4,7 +4,7 @@
 import type { SqlInfo, SyntaxNode } from '../model.ts';
 import { callParts } from '../body-walk.ts';
 import { splitSqlStatements } from '../sql.ts';
-import { callsItself, enclosingExceptClauses } from './syntax.ts';
+import { callsItself, caughtClasses, enclosingExceptClauses } from './syntax.ts';
 
 export interface WriteCall {
   node: SyntaxNode;
@@ -59,10 +59,5 @@ function hasElseOrFinally(tryStatement: SyntaxNode): boolean {
 
 /** `except sqlite3.IntegrityError:`, `except IntegrityError as e:`, `except db.IntegrityError:`: nothing broader. */
 function onlyIntegrityError(clause: SyntaxNode): boolean {
-  const caught = clause.namedChildren.find((child) => child.type !== 'block' && child.type !== 'comment');
-  if (!caught) return false;
-  const types = caught.type === 'as_pattern' ? caught.namedChild(0) : caught;
-  if (!types) return false;
-  const names = types.type === 'tuple' || types.type === 'parenthesized_expression' ? types.namedChildren : [types];
-  return names.length > 0 && names.every((name) => /^([A-Za-z_][A-Za-z0-9_]*\.)*IntegrityError$/.test(name.text));
+  return caughtClasses(clause)?.every((name) => /^([A-Za-z_][A-Za-z0-9_]*\.)*IntegrityError$/.test(name.text)) ?? false;
 }

@@ -3,7 +3,7 @@ import { callParts, walkFunctionBody } from '../body-walk.ts';
 import { localAssignmentBefore } from '../local-assignments.ts';
 import { defineRule } from './rule.ts';
 import { PATH_OPENERS } from './file-reads.ts';
-import { callsItself, compactText, enclosingLoop, isBefore, mutuallyExclusive, shortText, unparenthesized } from './syntax.ts';
+import { callsItself, caughtClasses, compactText, enclosingLoop, isBefore, mutuallyExclusive, shortText, unparenthesized } from './syntax.ts';
 
 /** `stat` names that grant nothing to the group or to others. */
 const OWNER_ONLY_STAT = /^stat\.S_I(RUSR|WUSR|XUSR|RWXU|READ|WRITE|EXEC)$/;
@@ -14,8 +14,8 @@ const OWNER_ONLY_STAT = /^stat\.S_I(RUSR|WUSR|XUSR|RWXU|READ|WRITE|EXEC)$/;
  * the two leaves the file readable by other users, and what is written to it later (passwords, keys) with it.
  * Only a chmod that takes group and other bits away is a narrowing; widening after create is harmless.
  * Not paired: a chmod that runs only after the open raised, in an except clause catching only OSError of the try
- * whose body the open ends (bleachbit's wipe_write makes an existing file writable after EACCES): that open
- * created nothing (see onlyAfterOpenFailed).
+ * whose only statement the open is (bleachbit's wipe_write makes an existing file writable after EACCES): that
+ * open created nothing (see onlyAfterOpenFailed).
  * Partial: a chmod in a helper, a path spelled two ways, and a file created by an earlier call of the function
  * are not followed.
  */
@@ -77,17 +77,20 @@ const OS_ERRORS = new Set([
 
 /**
  * The chmod runs only after the open raised (bleachbit 4.4 wipe_contents.wipe_write: `try: f = open(path, 'wb')`,
- * `except IOError as e:` EACCES, `os.chmod(path, 0o200)` to reopen it): the open is the only statement of a try
- * body (one before it may have made the file), a plain `name = open(...)` or bare `open(...)` statement, and the chmod sits in an except clause of that
- * try that catches only OSError and its kin (the open: builtin open, io.open or any object's .open() but os.open's,
- * gzip/codecs/tarfile's included (none raises an OSError once it has made the file: their headers stay buffered), with
- * no opener=; not write_text/write_bytes, whose write may raise OSError after the file is made) (not bare, not Exception: text-mode opens raise LookupError for an
- * unknown encoding after the file is made). That clause is reached only when the try body raised an OSError
- * before finishing, at the open or before it; a failed open system call creates no file, so this open created
- * nothing for the chmod to narrow. Not when a loop of the function holds the try (an earlier pass's open may have
- * made the file), nor in a function that calls itself. Other opens of the path before the try are paired with the
- * chmod as usual. Partial: CPython's open can in principle raise an OSError after the descriptor exists (an
- * fstat failing while the buffer is set up): not told apart; nor a file made by an earlier call of the function.
+ * `except IOError as e:` EACCES, `os.chmod(path, 0o200)` to reopen it). What qualifies:
+ * - the open is the builtin open, io.open or an object's .open() (not os.open; gzip/codecs/tarfile's included, none
+ *   raises an OSError once it has made the file: their headers stay buffered), with no opener= (a callable that may
+ *   make the file and then raise); not write_text/write_bytes, whose write may raise OSError after the file is made;
+ * - it is a plain `name = open(...)` or bare `open(...)` statement, the only statement of a try body (one before it
+ *   may have made the file: `shutil.copyfile(t, p)`, `touch`);
+ * - the chmod sits in an except clause of that try catching only OSError and its kin (not bare, not Exception:
+ *   text-mode opens raise LookupError for an unknown encoding after the file is made).
+ * That clause is reached only when the open raised an OSError, and a failed open system call creates no file, so
+ * this open created nothing for the chmod to narrow. Not when a loop of the function holds the try (an earlier
+ * pass's open may have made the file), nor in a function that calls itself. Other opens of the path before the try
+ * are paired with the chmod as usual. Partial: CPython's open can in principle raise an OSError after the descriptor
+ * exists (an fstat failing while the buffer is set up): not told apart; nor a file made by an earlier call of the
+ * function.
  */
 function onlyAfterOpenFailed(openCall: SyntaxNode, chmod: SyntaxNode, fnNode: SyntaxNode): boolean {
   // Only an open that makes the file and writes nothing: `write_text`/`write_bytes` make it and then write, and the
@@ -104,8 +107,7 @@ function onlyAfterOpenFailed(openCall: SyntaxNode, chmod: SyntaxNode, fnNode: Sy
   const tryStatement = body?.parent;
   if (body?.type !== 'block' || tryStatement?.type !== 'try_statement' || tryStatement.childForFieldName('body')?.id !== body.id) return false;
   // The open is the try body's only statement: one before it may have made the file (`shutil.copyfile(t, p)`, `touch`).
-  const statements = body.namedChildren.filter((child) => child.type !== 'comment');
-  if (statements.length !== 1 || statements[0]!.id !== statement.id) return false;
+  if (body.namedChildren.filter((child) => child.type !== 'comment').length !== 1) return false;
   const clause = tryStatement.namedChildren.find((child) => child.type === 'except_clause' && child.startIndex <= chmod.startIndex && chmod.endIndex <= child.endIndex);
   if (!clause || !catchesOnlyOsErrors(clause)) return false;
   if (enclosingLoop(tryStatement, fnNode) || callsItself(fnNode)) return false;
@@ -114,13 +116,7 @@ function onlyAfterOpenFailed(openCall: SyntaxNode, chmod: SyntaxNode, fnNode: Sy
 
 /** `except OSError:`, `except IOError as e:`, `except (OSError, IOError):`: nothing but OSError and its kin. */
 function catchesOnlyOsErrors(clause: SyntaxNode): boolean {
-  let value = clause.childForFieldName('value');
-  if (!value) return false;
-  if (value.type === 'as_pattern') value = value.namedChildren[0] ?? null;
-  if (!value) return false;
-  value = unparenthesized(value);
-  const types = value.type === 'tuple' ? value.namedChildren : [value];
-  return types.length > 0 && types.every((type) => (type.type === 'identifier' || type.type === 'attribute') && OS_ERRORS.has(type.text));
+  return caughtClasses(clause)?.every((type) => (type.type === 'identifier' || type.type === 'attribute') && OS_ERRORS.has(type.text)) ?? false;
 }
 
 /** In one walk of the function's own body: `os.chmod(p, 0o600)` and `p.chmod(0o600)` whose mode leaves group and others nothing, and whether it calls `os.umask`. */

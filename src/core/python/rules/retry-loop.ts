@@ -11,7 +11,7 @@
 // saves one attempt's write apart from another's.
 import type { SyntaxNode } from '../model.ts';
 import { callParts } from '../body-walk.ts';
-import { ancestorsWithin, contains, mutuallyExclusive } from './syntax.ts';
+import { ancestorsWithin, caughtClasses, contains, mutuallyExclusive } from './syntax.ts';
 import { binds } from './exclusive-guards.ts';
 
 const LOOPS = new Set(['for_statement', 'while_statement']);
@@ -123,9 +123,5 @@ function endsByLeaving(handler: SyntaxNode): boolean {
 
 /** `except sqlite3.OperationalError [as e]:`, or a tuple of such classes; a bare `except:` catches anything. */
 function catchesOnlyDatabaseErrors(handler: SyntaxNode): boolean {
-  let caught = handler.namedChildren.find((child) => child.type !== 'block' && child.type !== 'comment');
-  if (caught?.type === 'as_pattern') caught = caught.namedChildren[0];
-  if (!caught) return false;
-  const classes = caught.type === 'tuple' || caught.type === 'parenthesized_expression' ? caught.namedChildren : [caught];
-  return classes.length > 0 && classes.every((cls) => (cls.type === 'identifier' || cls.type === 'attribute') && DATABASE_ERROR.test(cls.text.replace(/\s+/g, '')));
+  return caughtClasses(handler)?.every((cls) => (cls.type === 'identifier' || cls.type === 'attribute') && DATABASE_ERROR.test(cls.text.replace(/\s+/g, ''))) ?? false;
 }

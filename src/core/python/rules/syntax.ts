@@ -51,6 +51,18 @@ function loopRepeats(loop: SyntaxNode, node: SyntaxNode): boolean {
   return true;
 }
 
+/**
+ * The classes an except clause names: `except E:`, `except E as e:`, `except (E, F):`; undefined for a bare
+ * `except:`. Each rule asks its own question of them (IntegrityError only, OSError only, database errors only).
+ */
+export function caughtClasses(clause: SyntaxNode): SyntaxNode[] | undefined {
+  let caught = clause.namedChildren.find((child) => child.type !== 'block' && child.type !== 'comment');
+  if (caught?.type === 'as_pattern') caught = caught.namedChildren[0];
+  if (!caught) return undefined;
+  const classes = caught.type === 'tuple' || caught.type === 'parenthesized_expression' ? caught.namedChildren : [caught];
+  return classes.length > 0 ? classes : undefined;
+}
+
 /** The except clauses of the function around `node`, innermost first. */
 export function enclosingExceptClauses(node: SyntaxNode, fnNode: SyntaxNode): SyntaxNode[] {
   return ancestorsWithin(node, fnNode).filter((ancestor) => ancestor.type === 'except_clause' || ancestor.type === 'except_group_clause');
