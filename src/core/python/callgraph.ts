@@ -69,6 +69,8 @@ export interface RepoIndex {
   edges: CallEdge[];
   methodsByName: Map<string, FunctionRef[]>;
   moduleByDotted: Map<string, string[]>;
+  /** Every Python file of the repository in scope was given (not a bounded or partial read): repository-wide proofs need it. */
+  complete?: boolean;
 }
 
 export interface Snippet {
@@ -167,6 +169,8 @@ function rawCallFromText(text: string, caller: string, range: SourceRange): RawC
 export interface BuildOptions {
   /** Empty each summary's `calls` once its edges are built (the edges hold them): a large repository's scan then never holds both. */
   releaseCalls?: boolean;
+  /** The inputs are every Python file of the repository in scope (RepoIndex.complete). */
+  complete?: boolean;
 }
 
 const indexOfModule = new WeakMap<PyModule, RepoIndex>();
@@ -181,7 +185,7 @@ export function repoIndexOf(module: PyModule): RepoIndex | undefined {
 
 /** Builds the index; pass PyModules to keep them for cross-file helper effects, or summaries to save memory. */
 export function buildRepoIndex(inputs: readonly (PyModule | ModuleSummary)[], options: BuildOptions = {}): RepoIndex {
-  const index: RepoIndex = { summaries: new Map(), modules: new Map(), edges: [], methodsByName: new Map(), moduleByDotted: new Map() };
+  const index: RepoIndex = { summaries: new Map(), modules: new Map(), edges: [], methodsByName: new Map(), moduleByDotted: new Map(), ...(options.complete ? { complete: true } : {}) };
   for (const input of inputs) {
     const summary = 'tree' in input ? summarizeModule(input) : input;
     if ('tree' in input) {

@@ -3,10 +3,12 @@
 // parsed and kept, in a fraction of the memory, and across worker threads
 // when a FileScanner pool is given.
 //
-// Partial: one difference from scanRepository is left. A transaction wrapper inherited from a base
+// Partial: two differences from scanRepository are left. A transaction wrapper inherited from a base
 // class in another module (wrapper-transaction.ts, inherited-methods.ts) is found only where the
 // module was indexed with its tree (callgraph.ts repoIndexOf); here it is not, so such writes stay
-// reported (yoyo's RedshiftBackend._insert_lock_row).
+// reported (yoyo's RedshiftBackend._insert_lock_row). The repository-wide default-mode proof
+// (repository-connections.ts) needs every module's tree too, so the three default-mode rules keep
+// speaking here where scanRepository proves the connection (zim's indexers).
 //
 // Partial (issue 13): files whose calls reach an effectful helper in another
 // file are parsed a second time, in this thread, and the functions with

@@ -40,7 +40,7 @@ export interface ScanOptions {
 
 /** `diff` (unified diff text) limits the scan to the Python functions it touches; paths in it are relative to the same root as the modules'. */
 export function scanRepository(modules: readonly PyModule[], diff?: string, options: ScanOptions = {}): ScanResult {
-  const index = buildRepoIndex(modules);
+  const index = buildRepoIndex(modules, { complete: true });
   const excluded = modules.length > 1 ? excludedBy(options.exclude ?? DEFAULT_EXCLUDE) : () => false;
   if (diff === undefined) {
     return { index, files: modules.filter((m) => !excluded(m.path)).map((module) => scannedFile(module, analyzeModule(module, index))) };

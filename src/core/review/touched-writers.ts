@@ -58,9 +58,10 @@ export async function touchedWriters(source: PullRequestSource, config: Crashpro
   const modules = repoModules(source);
   for (const change of changes) if (change.status !== 'deleted') await modules.read(change.path);
   const tooMany = allPaths.length > MAX_INDEXED_FILES;
-  if (!tooMany) for (const p of allPaths) if (inScope(p)) await modules.read(p);
+  let everyFileRead = !tooMany;
+  if (!tooMany) for (const p of allPaths) if (inScope(p) && !(await modules.read(p))) everyFileRead = false;
   const indexNote = tooMany ? [`The repository has ${allPaths.length} Python files; helpers in unchanged files were not followed.`] : [];
-  const index = buildRepoIndex(modules.parsed());
+  const index = buildRepoIndex(modules.parsed(), { complete: everyFileRead });
 
   const touched: TouchedFunction[] = [];
   const moduleNotes: string[] = [];

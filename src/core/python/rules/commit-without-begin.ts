@@ -2,7 +2,7 @@ import { describeWrites, driverOf, onlyRerunSafeDdl, pendingWritesBefore, repeat
 import type { Effect } from '../model.ts';
 import { defineRule } from './rule.ts';
 import { callParts } from '../body-walk.ts';
-import { onOwnDefaultModeConnection } from './default-mode-connection.ts';
+import { commitOnOwnDefaultModeConnection } from './default-mode-connection.ts';
 
 export const commitWithoutBegin = defineRule({
   meta: {
@@ -30,8 +30,8 @@ export const commitWithoutBegin = defineRule({
           if (!severalWrites(committed, fnNode) || onlyRerunSafeDdl(committed) || oneRepeatedDelete(committed)) continue;
           const connection = callParts(commit.node).receiver?.text;
           const autocommit = connection !== undefined && setsAutocommitFor(connection, facts, commit.node);
-          // The message's harm needs autocommit: not possible on a connection this module opened in the default mode and never switches.
-          if (!autocommit && onOwnDefaultModeConnection(context, commit)) continue;
+          // The message's harm needs autocommit: not possible when the commit and the writes run on a connection this module (or, scanned with its repository, the repository) opened in the default mode and never switches.
+          if (!autocommit && commitOnOwnDefaultModeConnection(context, commit, committed)) continue;
           context.report({
             node: commit.node,
             messageId: autocommit ? 'commitInAutocommit' : 'commitWithoutBegin',

@@ -12,7 +12,9 @@
 // (gPodder's `new_db = sqlite.connect(new_db)`). `sqlite3.connect` is also known by an import alias (`from sqlite3
 // import dbapi2 as sqlite`, `from sqlite3 import connect as open_db`), in the tracing and in the module-wide mode
 // check alike. Anything not traced (a public function's parameter, another module, a global, a value the reader
-// cannot follow) is not provable, and the rules keep speaking.
+// cannot follow) is not provable here; scanned with its repository, the repository-wide proof is tried next
+// (repository-connections.ts: every module of the repository opens its connections in the default mode and none
+// can switch one, autocommit-switches.ts), else the rules keep speaking.
 import type { Effect, PyFunction, PyModule, SyntaxNode } from '../model.ts';
 import type { RuleContext } from './rule.ts';
 import { callParts, type CallParts } from '../body-walk.ts';
@@ -29,6 +31,8 @@ import { isOwnCode, unparenthesized } from './syntax.ts';
 import { everyCallOf } from './caller-connections.ts';
 import { importBindings } from '../imports.ts';
 import { boundOutsideImports, singleAssignment } from './single-binding.ts';
+import { keepsTransactions } from './autocommit-switches.ts';
+import { onRepositoryDefaultConnection } from './repository-connections.ts';
 
 /** A guard against cycles (a function returning its own call): how many steps a connection is followed through; buku needs 7. */
 const MAX_DEPTH = 12;
@@ -36,7 +40,34 @@ const MAX_DEPTH = 12;
 /** True when the database call `effect` (a commit, a write) runs on a connection or cursor the module opened in the default mode. */
 export function onOwnDefaultModeConnection(context: Pick<RuleContext, 'module' | 'fn'>, effect: Effect): boolean {
   const { module, fn } = context;
-  if (driverOf(module, fn).kind !== 'sqlite3' || mayChangeMode(module)) return false;
+  if (driverOf(module, fn).kind !== 'sqlite3' || !opensTransaction(effect)) return false;
+  return (!mayChangeMode(module) && onModuleDefaultConnection(module, fn, effect)) || onRepositoryDefaultConnection(module, fn, effect);
+}
+
+/**
+ * A commit whose writes are held by the default mode: the commit proven here as before, or by the repository-wide
+ * proof together with every write it commits (a commit proven on one connection says nothing of writes on another).
+ */
+export function commitOnOwnDefaultModeConnection(context: Pick<RuleContext, 'module' | 'fn'>, commit: Effect, writes: readonly Effect[]): boolean {
+  const { module, fn } = context;
+  if (driverOf(module, fn).kind !== 'sqlite3') return false;
+  if (!mayChangeMode(module) && onModuleDefaultConnection(module, fn, commit)) return true;
+  return onRepositoryDefaultConnection(module, fn, commit) && writes.every((write) => onOwnDefaultModeConnection(context, write));
+}
+
+/**
+ * sqlite3's default mode opens its transaction only before INSERT, UPDATE, DELETE or REPLACE (a comment first
+ * is skipped from Python 3.11 only): DDL (`ALTER TABLE` in a migration), a `WITH ... UPDATE` or SQL the reader cannot see may run in
+ * autocommit when it comes first, so no proof of the mode holds it.
+ */
+function opensTransaction(effect: Effect): boolean {
+  if (effect.kind === 'db-ddl' || effect.kind === 'db-script') return false;
+  if (effect.kind !== 'db-write') return true;
+  const text = effect.sql?.text;
+  return text !== undefined && /^\s*(insert|update|delete|replace)\b/i.test(text);
+}
+
+function onModuleDefaultConnection(module: PyModule, fn: PyFunction, effect: Effect): boolean {
   const site = effectSite(effect, fn, module);
   if (!site) return false;
   const parts = callParts(site.node);
@@ -123,18 +154,6 @@ function connectKeepsDefault(parts: CallParts): boolean {
   if (parts.keywords.has('factory')) return false;
   return parts.positional.length <= 3;
 }
-
-/**
- * A mode value that still opens transactions on its own: a string for `isolation_level` ('', 'DEFERRED',
- * 'IMMEDIATE', 'EXCLUSIVE': coverage's `con.isolation_level = "IMMEDIATE"`) or `False` for `autocommit`
- * (Python 3.12: always in a transaction). Only `None`, `True` or a value the reader cannot see can mean autocommit.
- */
-function keepsTransactions(value: SyntaxNode | null): boolean {
-  if (!value) return false;
-  const node = unparenthesized(value);
-  return (node.type === 'string' && /^[rRuU]*['"]/.test(node.text)) || node.type === 'false';
-}
-
 
 /** The modules whose `connect` is sqlite3's. */
 const SQLITE3_MODULES = new Set(['sqlite3', 'sqlite3.dbapi2']);

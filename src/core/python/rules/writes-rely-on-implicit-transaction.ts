@@ -54,7 +54,7 @@ export const writesRelyOnImplicitTransaction = defineRule({
         const first = writes[0]!;
         const connection = callParts(first.node).receiver?.text;
         const autocommit = connection !== undefined && setsAutocommitFor(connection, facts, first.node);
-        // The message's harm needs autocommit: not possible when every write runs on a connection this module opened in the default mode and never switches.
+        // The message's harm needs autocommit: not possible when every write runs on a connection this module (or, scanned with its repository, the repository) opened in the default mode and never switches.
         if (!separateSteps && !autocommit && writes.every((write) => onOwnDefaultModeConnection(context, write))) return;
         context.report({
           node: first.node,

@@ -1,0 +1,178 @@
+// Every place in a repository that can make a sqlite3 connection autocommit, or hide that it does. When
+// there is none, and the repository opens its connections itself (repository-connections.ts), sqlite3's
+// default mode holds every write of it together up to its commit: the autocommit harm that
+// commit-without-begin, writes-rely-on-implicit-transaction and with-conn-opens-no-transaction describe
+// cannot happen there (zim's index, gajim's storage, todoman's cache).
+//
+// A switch is: a constructor (`sqlite3.connect` / `sqlite3.Connection` under any import name) given a mode
+// that may be autocommit, a factory, a fourth positional argument or `*args`; a `**kw` not proven forwarded
+// (forwarded-keywords.ts); any call given `isolation_level=`/`autocommit=` that may mean autocommit (a
+// wrapper's option); the constructor taken as a value or subclassed; any assignment of `.isolation_level` or
+// `.autocommit` that may mean autocommit, on any object; `setattr` of either by name, or with a computed
+// name in a repository where some string spells either. A `None` later restored (`c.isolation_level = None;
+// c.execute('VACUUM'); c.isolation_level = ''`, gPodder, lollypop) is a switch too: a raise between leaves
+// the connection autocommit.
+//
+// Partial, and said so wherever it quiets: code outside the parsed repository (plugins, a library's
+// users, third-party code handed a connection) is not seen; a computed setattr whose name comes from
+// outside data, `exec`/`eval` and `importlib` are not looked at.
+import type { PyModule, SyntaxNode } from '../model.ts';
+import type { RepoIndex } from '../callgraph.ts';
+import { callParts } from '../body-walk.ts';
+import { attributeAssignments } from '../attribute-assignments.ts';
+import { importBindings } from '../imports.ts';
+import { memoizePer } from '../memo.ts';
+import { unparenthesized } from './syntax.ts';
+import { forwardedKeywords } from './forwarded-keywords.ts';
+import { boundOutsideImports } from './single-binding.ts';
+import { namedForGetattr } from './name-references.ts';
+
+export const MODE_NAMES = ['isolation_level', 'autocommit'] as const;
+
+/**
+ * A mode value that still opens transactions on its own: a string for `isolation_level` ('', 'DEFERRED',
+ * 'IMMEDIATE', 'EXCLUSIVE') or `False` for `autocommit` (Python 3.12: always in a transaction). Only `None`,
+ * `True` or a value the reader cannot see can mean autocommit.
+ */
+export function keepsTransactions(value: SyntaxNode | null | undefined): boolean {
+  if (!value) return false;
+  const node = unparenthesized(value);
+  return (node.type === 'string' && /^[rRuU]*['"]/.test(node.text)) || node.type === 'false';
+}
+
+const SQLITE3_MODULES = new Set(['sqlite3', 'sqlite3.dbapi2', 'pysqlite2', 'pysqlite2.dbapi2']);
+const CONSTRUCTORS = new Set(['connect', 'Connection']);
+
+/** The callee texts under which the module can call sqlite3's constructors: `sqlite3.connect`, `sqlite.connect` for `from sqlite3 import dbapi2 as sqlite`, `open_db` for `from sqlite3 import connect as open_db`. */
+export const sqliteConstructors = memoizePer((module: PyModule): Set<string> => {
+  const names = new Set<string>();
+  const bindings = importBindings(module);
+  if (bindings.some((binding) => binding.star)) return names;
+  for (const binding of bindings) {
+    // Every import of the name is sqlite3's, and nothing else binds it (`except ImportError: import apsw as sqlite3`).
+    const same = bindings.filter((other) => other.localName === binding.localName);
+    if (boundOutsideImports(binding.localName, module.tree.rootNode)) continue;
+    if (same.every((other) => SQLITE3_MODULES.has(other.name ? `${other.module}.${other.name}` : other.module))) for (const constructor of CONSTRUCTORS) names.add(`${binding.localName}.${constructor}`);
+    else if (same.every((other) => other.name !== undefined && CONSTRUCTORS.has(other.name) && SQLITE3_MODULES.has(other.module))) names.add(binding.localName);
+  }
+  return names;
+});
+
+export interface AutocommitSwitches {
+  /** Some module calls a sqlite3 constructor. */
+  opensConnections: boolean;
+  /** `path:line: what`, in module order; empty when no code can make a connection autocommit. */
+  switches: string[];
+}
+
+const answers = new WeakMap<RepoIndex, AutocommitSwitches>();
+
+/** Undefined unless the index holds every module of the repository with its tree: else nothing can be said of the repository. */
+export function autocommitSwitches(index: RepoIndex): AutocommitSwitches | undefined {
+  if (!index.complete || index.modules.size === 0 || index.modules.size !== index.summaries.size) return undefined;
+  let answer = answers.get(index);
+  if (!answer) {
+    const modules = [...index.modules.values()];
+    const spelled = modules.some(spellsModeName);
+    answer = { opensConnections: false, switches: [] };
+    for (const module of modules) {
+      const found = moduleSwitches(module, index, spelled);
+      answer.opensConnections ||= found.opensConnections;
+      answer.switches.push(...found.switches);
+    }
+    answers.set(index, answer);
+  }
+  return answer;
+}
+
+/** The module's text spells a mode attribute's name, in part (a string, a field, a parameter): a computed setattr could then set it. */
+const spellsModeName = memoizePer((module: PyModule): boolean => /isolation|autocommit/i.test(module.source));
+
+function moduleSwitches(module: PyModule, index: RepoIndex, spelled: boolean): AutocommitSwitches {
+  const constructors = sqliteConstructors(module);
+  const switches: string[] = [];
+  const at = (node: SyntaxNode, what: string): void => {
+    switches.push(`${module.path}:${node.startPosition.row + 1}: ${what}`);
+  };
+  let opensConnections = false;
+  for (const call of module.tree.rootNode.descendantsOfType('call')) {
+    const parts = callParts(call);
+    if (/(^|\.)(setattr|__setattr__)$/.test(parts.callee)) {
+      // setattr(obj, name, value) and object.__setattr__(obj, name, value); obj.__setattr__(name, value).
+      const at3 = parts.positional.length >= 3 ? 1 : 0;
+      const name = parts.positional[at3];
+      const literal = name?.type === 'string' && name.descendantsOfType('interpolation').length === 0;
+      if (!literal) {
+        if (spelled) at(call, 'setattr with a computed name, in a repository where a string spells the mode');
+      } else if (MODE_NAMES.some((mode) => name.text.includes(mode)) && !keepsTransactions(parts.positional[at3 + 1])) at(call, 'setattr of the mode');
+      continue;
+    }
+    for (const mode of MODE_NAMES) {
+      const value = parts.keywords.get(mode);
+      if (value && !keepsTransactions(value)) at(call, `${parts.callee}(${mode}=${value.text.slice(0, 40)})`);
+    }
+    // Checked under any spelling that may be sqlite3's (a star import, a name bound elsewhere); traced only under a proven one.
+    if (!constructors.has(parts.callee) && !/(^|\.)(sqlite3?|dbapi2)\.(connect|Connection)$/.test(parts.callee)) continue;
+    opensConnections = true;
+    if (parts.keywords.has('factory')) at(call, `${parts.callee}(factory=...)`);
+    if (parts.positional.some((argument) => argument.type === 'list_splat')) at(call, `${parts.callee}(*args)`);
+    else if (parts.positional.length > 3) at(call, `${parts.callee} with a fourth positional argument (isolation_level)`);
+    if (parts.positional.some((argument) => argument.type === 'dictionary_splat')) {
+      const refused = forwardedKeywords(call, module, index);
+      if (refused) at(call, `${parts.callee}(**kwargs): ${refused}`);
+    }
+  }
+  for (const reference of module.tree.rootNode.descendantsOfType(['attribute', 'identifier'])) {
+    if (constructors.has(reference.text) && !namesWithoutMaking(reference)) at(reference, `${reference.text} taken as a value or subclassed`);
+  }
+  for (const mode of MODE_NAMES) {
+    const plain = new Set<number>();
+    for (const assignment of attributeAssignments(module).whole.get(mode) ?? []) {
+      if (assignment.augmented || assignment.position !== undefined || !keepsTransactions(assignment.value)) at(assignment.target, `.${mode} = ${assignment.value.text.slice(0, 40)}`);
+      else plain.add(assignment.target.id);
+    }
+    // Any other use than a read or a plain keeping assignment: `for c.isolation_level in ...`, `[c.autocommit] = ...`,
+    // `with ... as c.isolation_level`, `type(c).isolation_level.__set__(c, None)`.
+    for (const use of module.tree.rootNode.descendantsOfType('attribute')) {
+      if (use.childForFieldName('attribute')?.text !== mode || plain.has(use.id)) continue;
+      if (storedOrReached(use)) at(use, `.${mode} set or reached in another way`);
+    }
+  }
+  // `getattr(builtins, 'setattr')(...)`, a descriptor's `__set__` called by hand.
+  for (const name of ['setattr', '__setattr__', '__set__']) if (namedForGetattr(module, name)) switches.push(`${module.path}: getattr reaches ${name}`);
+  for (const call of module.tree.rootNode.descendantsOfType('call')) if (callParts(call).method === '__set__') at(call, '__set__ called by hand');
+  // setattr taken as a value (`assign = setattr`, `partial(setattr, conn)`, `from builtins import setattr as put`).
+  for (const use of module.tree.rootNode.descendantsOfType('identifier')) {
+    if (!/^(setattr|__setattr__)$/.test(use.text)) continue;
+    const callee = use.parent?.type === 'attribute' && use.parent.childForFieldName('attribute')?.id === use.id ? use.parent : use;
+    if (callee.parent?.type === 'call' && callee.parent.childForFieldName('function')?.id === callee.id) continue;
+    if (use.parent?.type === 'function_definition') continue;
+    at(use, `${use.text} taken as a value`);
+  }
+  return { opensConnections, switches };
+}
+
+/** The constructor's name called, or only named: an annotation, `cast(sqlite3.Connection, x)`, `isinstance`, an import. */
+function namesWithoutMaking(reference: SyntaxNode): boolean {
+  const parent = reference.parent;
+  if (!parent) return true;
+  if (parent.type === 'attribute') return true; // part of a longer dotted name, itself checked
+  if (parent.type === 'call' && parent.childForFieldName('function')?.id === reference.id) return true;
+  if (['type', 'generic_type', 'import_from_statement', 'dotted_name', 'aliased_import'].includes(parent.type)) return true;
+  if (parent.type === 'argument_list' && parent.parent?.type === 'call' && /Connection$/.test(reference.text)) {
+    return /(^|\.)(cast|isinstance|issubclass)$/.test(callParts(parent.parent).callee);
+  }
+  return false;
+}
+
+/** A mode attribute used otherwise than read: a target of any binding, or the object of a further attribute. */
+function storedOrReached(use: SyntaxNode): boolean {
+  const parent = use.parent;
+  if (parent?.type === 'attribute' && parent.childForFieldName('object')?.id === use.id) return true;
+  for (let child = use, up = use.parent; up; child = up, up = up.parent) {
+    const target = ['assignment', 'augmented_assignment', 'for_statement', 'for_in_clause'].includes(up.type) ? up.childForFieldName('left') : up.type === 'as_pattern' ? up.childForFieldName('alias') : undefined;
+    if (target?.id === child.id || up.type === 'delete_statement') return true;
+    if (!['pattern_list', 'tuple_pattern', 'list_pattern', 'tuple', 'list', 'parenthesized_expression', 'as_pattern_target', 'list_splat_pattern', 'expression_list'].includes(up.type)) return false;
+  }
+  return false;
+}

@@ -1,0 +1,100 @@
+// The classes a method's `self` can be an instance of, read from a repository index by the bases' last
+// dotted names, an import alias read back to the name it imports (`from base import Base as _Base`):
+// approximate, and on the wide side (repository-connections.ts, call-sites.ts). A base written as a call
+// or a subscript (`six.with_metaclass(Meta, Base)`, `Generic[T]`) leaves the family unknown.
+import type { PyFunction, PyModule, SyntaxNode } from '../model.ts';
+import type { RepoIndex } from '../callgraph.ts';
+import { listFunctions } from '../functions.ts';
+import { importBindings } from '../imports.ts';
+
+export function classOf(node: SyntaxNode): string | undefined {
+  for (let parent = node.parent; parent; parent = parent.parent) if (parent.type === 'class_definition') return parent.childForFieldName('name')?.text;
+  return undefined;
+}
+
+export const last = (name: string): string => name.split('.').pop() ?? name;
+
+/** Bases that set no attribute of their subclasses' instances. */
+const PLAIN_BASES = new Set(['object', 'ABC', 'Exception', 'BaseException']);
+
+/** A base the reader cannot name, or one from outside the repository: its family may hold anything. */
+export const UNKNOWN_BASE = '<unknown base>';
+
+/**
+ * The classes whose methods can run with `self` an instance of the class: the class, its subclasses, and every
+ * ancestor of any of them (a subclass's mixin may assign the attribute). Holds UNKNOWN_BASE when one is unknown.
+ */
+const familyCache = new WeakMap<RepoIndex, Map<string, Set<string>>>();
+export function classFamily(className: string, index: RepoIndex): Set<string> {
+  let cache = familyCache.get(index);
+  if (!cache) familyCache.set(index, (cache = new Map()));
+  const known = cache.get(className);
+  if (known) return known;
+  const family = new Set([className, ...descendantsOf(className, index)]);
+  const bases = basesByName(index);
+  for (const pending = [...family]; pending.length > 0; ) {
+    for (const base of bases.get(pending.pop()!) ?? []) if (!family.has(base)) (family.add(base), pending.push(base));
+  }
+  cache.set(className, family);
+  return family;
+}
+
+const basesCache = new WeakMap<RepoIndex, Map<string, Set<string>>>();
+function basesByName(index: RepoIndex): Map<string, Set<string>> {
+  let bases = basesCache.get(index);
+  if (!bases) {
+    bases = new Map();
+    for (const summary of index.summaries.values()) {
+      const module = index.modules.get(summary.path);
+      const aliases = new Map<string, string>();
+      for (const binding of module ? importBindings(module) : []) if (binding.name && binding.name !== binding.localName) aliases.set(binding.localName, binding.name);
+      for (const [qualname, written] of summary.classes) {
+        const named = written.map((base) => (/[()[\]]/.test(base) ? UNKNOWN_BASE : last(aliases.get(base) ?? base)));
+        bases.set(last(qualname), new Set([...(bases.get(last(qualname)) ?? []), ...named]));
+      }
+    }
+    // A base from outside the repository may set any attribute in its own methods.
+    for (const [name, of] of bases) bases.set(name, new Set([...of].map((base) => (bases!.has(base) || PLAIN_BASES.has(base) ? base : UNKNOWN_BASE))));
+    basesCache.set(index, bases);
+  }
+  return bases;
+}
+
+/** The classes that inherit from the class; with `stopAt`, not through a class it holds (one with its own `__init__`). */
+export function descendantsOf(className: string, index: RepoIndex, stopAt?: Set<string>): Set<string> {
+  const found = new Set<string>();
+  const bases = basesByName(index);
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const [name, of] of bases) {
+      if (found.has(name) || name === className) continue;
+      if ([...of].some((base) => base === className || (found.has(base) && !stopAt?.has(base)))) (found.add(name), (grew = true));
+    }
+  }
+  return found;
+}
+
+/** The methods named `method` (every method when undefined) of the class's family, with their modules. */
+export function familyMethods(className: string, method: string | undefined, index: RepoIndex): { fn: PyFunction; module: PyModule }[] {
+  const family = classFamily(className, index);
+  const found: { fn: PyFunction; module: PyModule }[] = [];
+  for (const module of index.modules.values()) {
+    for (const fn of listFunctions(module)) {
+      if (fn.className === undefined || !family.has(last(fn.className))) continue;
+      if (method === undefined || fn.name === method) found.push({ fn, module });
+    }
+  }
+  return found;
+}
+
+/** The last names of every class the repository defines. */
+const namesCache = new WeakMap<RepoIndex, Set<string>>();
+export function repositoryClassNames(index: RepoIndex): Set<string> {
+  let names = namesCache.get(index);
+  if (!names) {
+    names = new Set();
+    for (const summary of index.summaries.values()) for (const qualname of summary.classes.keys()) names.add(last(qualname));
+    namesCache.set(index, names);
+  }
+  return names;
+}
