@@ -51,9 +51,11 @@ export const sqliteConstructors = memoizePer((module: PyModule): Set<string> => 
   for (const binding of bindings) {
     // Every import of the name is sqlite3's, and nothing else binds it (`except ImportError: import apsw as sqlite3`).
     const same = bindings.filter((other) => other.localName === binding.localName);
-    if (boundOutsideImports(binding.localName, module.tree.rootNode)) continue;
-    if (same.every((other) => SQLITE3_MODULES.has(other.name ? `${other.module}.${other.name}` : other.module))) for (const constructor of CONSTRUCTORS) names.add(`${binding.localName}.${constructor}`);
-    else if (same.every((other) => other.name !== undefined && CONSTRUCTORS.has(other.name) && SQLITE3_MODULES.has(other.module))) names.add(binding.localName);
+    const wholeModule = same.every((other) => SQLITE3_MODULES.has(other.name ? `${other.module}.${other.name}` : other.module));
+    const constructor = same.every((other) => other.name !== undefined && CONSTRUCTORS.has(other.name) && SQLITE3_MODULES.has(other.module));
+    if ((!wholeModule && !constructor) || boundOutsideImports(binding.localName, module.tree.rootNode)) continue;
+    if (wholeModule) for (const each of CONSTRUCTORS) names.add(`${binding.localName}.${each}`);
+    else names.add(binding.localName);
   }
   return names;
 });
@@ -95,7 +97,10 @@ function moduleSwitches(module: PyModule, index: RepoIndex, spelled: boolean): A
     switches.push(`${module.path}:${node.startPosition.row + 1}: ${what}`);
   };
   let opensConnections = false;
-  for (const call of module.tree.rootNode.descendantsOfType('call')) {
+  // Each walk of a large tree costs: walk only modules whose text can hold what it looks for.
+  const text = module.source;
+  const calls = /setattr|isolation_level|autocommit|connect|Connection|__set__/.test(text) ? module.tree.rootNode.descendantsOfType('call') : [];
+  for (const call of calls) {
     const parts = callParts(call);
     if (/(^|\.)(setattr|__setattr__)$/.test(parts.callee)) {
       // setattr(obj, name, value) and object.__setattr__(obj, name, value); obj.__setattr__(name, value).
@@ -122,10 +127,10 @@ function moduleSwitches(module: PyModule, index: RepoIndex, spelled: boolean): A
       if (refused) at(call, `${parts.callee}(**kwargs): ${refused}`);
     }
   }
-  for (const reference of module.tree.rootNode.descendantsOfType(['attribute', 'identifier'])) {
+  for (const reference of /connect|Connection/.test(text) ? module.tree.rootNode.descendantsOfType(['attribute', 'identifier']) : []) {
     if (constructors.has(reference.text) && !namesWithoutMaking(reference)) at(reference, `${reference.text} taken as a value or subclassed`);
   }
-  for (const mode of MODE_NAMES) {
+  for (const mode of text.includes('isolation_level') || text.includes('autocommit') ? MODE_NAMES : []) {
     const plain = new Set<number>();
     for (const assignment of attributeAssignments(module).whole.get(mode) ?? []) {
       if (assignment.augmented || assignment.position !== undefined || !keepsTransactions(assignment.value)) at(assignment.target, `.${mode} = ${assignment.value.text.slice(0, 40)}`);
@@ -140,9 +145,9 @@ function moduleSwitches(module: PyModule, index: RepoIndex, spelled: boolean): A
   }
   // `getattr(builtins, 'setattr')(...)`, a descriptor's `__set__` called by hand.
   for (const name of ['setattr', '__setattr__', '__set__']) if (namedForGetattr(module, name)) switches.push(`${module.path}: getattr reaches ${name}`);
-  for (const call of module.tree.rootNode.descendantsOfType('call')) if (callParts(call).method === '__set__') at(call, '__set__ called by hand');
+  for (const call of text.includes('__set__') ? calls : []) if (callParts(call).method === '__set__') at(call, '__set__ called by hand');
   // setattr taken as a value (`assign = setattr`, `partial(setattr, conn)`, `from builtins import setattr as put`).
-  for (const use of module.tree.rootNode.descendantsOfType('identifier')) {
+  for (const use of text.includes('setattr') ? module.tree.rootNode.descendantsOfType('identifier') : []) {
     if (!/^(setattr|__setattr__)$/.test(use.text)) continue;
     const callee = use.parent?.type === 'attribute' && use.parent.childForFieldName('attribute')?.id === use.id ? use.parent : use;
     if (callee.parent?.type === 'call' && callee.parent.childForFieldName('function')?.id === callee.id) continue;

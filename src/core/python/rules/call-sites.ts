@@ -26,7 +26,16 @@ export interface CallSite {
  * subclasses' without their own `__init__`, and `__init__` calls in subclasses): undefined when the name is
  * used otherwise (taken as a value, spelled in a string for getattr), so the function may be called unseen.
  */
+const sitesCache = new WeakMap<RepoIndex, Map<PyFunction, CallSite[] | string>>();
 export function callSites(fn: PyFunction, module: PyModule, index: RepoIndex): CallSite[] | string {
+  let cache = sitesCache.get(index);
+  if (!cache) sitesCache.set(index, (cache = new Map()));
+  let sites = cache.get(fn);
+  if (sites === undefined) cache.set(fn, (sites = findCallSites(fn, module, index)));
+  return sites;
+}
+
+function findCallSites(fn: PyFunction, module: PyModule, index: RepoIndex): CallSite[] | string {
   const className = fn.className?.split('.').pop();
   const isInit = fn.name === '__init__' && className !== undefined;
   const names = new Set<string>();

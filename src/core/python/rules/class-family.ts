@@ -77,14 +77,26 @@ export function descendantsOf(className: string, index: RepoIndex, stopAt?: Set<
 /** The methods named `method` (every method when undefined) of the class's family, with their modules. */
 export function familyMethods(className: string, method: string | undefined, index: RepoIndex): { fn: PyFunction; module: PyModule }[] {
   const family = classFamily(className, index);
-  const found: { fn: PyFunction; module: PyModule }[] = [];
-  for (const module of index.modules.values()) {
-    for (const fn of listFunctions(module)) {
-      if (fn.className === undefined || !family.has(last(fn.className))) continue;
-      if (method === undefined || fn.name === method) found.push({ fn, module });
+  return [...family].flatMap((member) => methodsOf(index).get(member) ?? []).filter(({ fn }) => method === undefined || fn.name === method);
+}
+
+/** Every method of the repository by its class's last name, found once. */
+const methodsCache = new WeakMap<RepoIndex, Map<string, { fn: PyFunction; module: PyModule }[]>>();
+function methodsOf(index: RepoIndex): Map<string, { fn: PyFunction; module: PyModule }[]> {
+  let methods = methodsCache.get(index);
+  if (!methods) {
+    methods = new Map();
+    for (const module of index.modules.values()) {
+      for (const fn of listFunctions(module)) {
+        if (fn.className === undefined) continue;
+        const list = methods.get(last(fn.className));
+        if (list) list.push({ fn, module });
+        else methods.set(last(fn.className), [{ fn, module }]);
+      }
     }
+    methodsCache.set(index, methods);
   }
-  return found;
+  return methods;
 }
 
 /** The last names of every class the repository defines. */

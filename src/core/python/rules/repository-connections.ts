@@ -48,7 +48,21 @@ export function onRepositoryDefaultConnection(module: PyModule, fn: PyFunction, 
   }
   if (site.node.type !== 'call') return false;
   const receiver = callParts(site.node).receiver;
-  return receiver !== undefined && new Tracer(index, trail).origin(receiver, site.fn, site.module, 0);
+  if (receiver === undefined) return false;
+  // The three rules ask about the same calls: one answer per receiver (a trail asks afresh).
+  const key = `${site.module.path}:${receiver.startIndex}:${receiver.endIndex}`;
+  const known = trail ? undefined : answersOf(index).get(key);
+  if (known !== undefined) return known;
+  const proven = new Tracer(index, trail).origin(receiver, site.fn, site.module, 0);
+  answersOf(index).set(key, proven);
+  return proven;
+}
+
+const answerCache = new WeakMap<RepoIndex, Map<string, boolean>>();
+function answersOf(index: RepoIndex): Map<string, boolean> {
+  let answers = answerCache.get(index);
+  if (!answers) answerCache.set(index, (answers = new Map()));
+  return answers;
 }
 
 type Place = { fn: PyFunction | undefined; module: PyModule };
@@ -61,6 +75,19 @@ type Place = { fn: PyFunction | undefined; module: PyModule };
 class Tracer {
   /** Expressions on the path being traced: met again, a cycle adds no new origin. */
   private readonly visiting = new Set<string>();
+  /** How often a cycle was taken as adding nothing: an answer reached without one holds on its own, and is kept. */
+  private assumed = 0;
+
+  /** A cached answer for attributes and parameters, shared by every tracer of the index; a `true` kept only when no cycle was assumed. */
+  private cached(key: string, compute: () => boolean): boolean {
+    const answers = answersOf(this.index);
+    const known = this.trail ? undefined : answers.get(key);
+    if (known !== undefined) return known;
+    const before = this.assumed;
+    const answer = compute();
+    if (!answer || this.assumed === before) answers.set(key, answer);
+    return answer;
+  }
 
   /** `trail`, when given, collects the expressions not traced, innermost first: why a call was not proven. */
   constructor(private readonly index: RepoIndex, private readonly trail?: string[]) {}
@@ -68,7 +95,10 @@ class Tracer {
   origin(expression: SyntaxNode, fn: PyFunction | undefined, module: PyModule, depth: number): boolean {
     if (depth > MAX_DEPTH) return false;
     const key = `${module.path}:${expression.startIndex}:${expression.endIndex}`;
-    if (this.visiting.has(key)) return true;
+    if (this.visiting.has(key)) {
+      this.assumed++;
+      return true;
+    }
     this.visiting.add(key);
     try {
       const traced = this.originOf(unparenthesized(expression), { fn, module }, depth + 1);
@@ -213,6 +243,10 @@ class Tracer {
 
   /** Every value the attribute can hold, by its name. */
   private attributeOrigin(attribute: string, ownClass: string | undefined, depth: number): boolean {
+    return this.cached(`attribute:${attribute}:${ownClass ?? ''}`, () => this.computeAttributeOrigin(attribute, ownClass, depth));
+  }
+
+  private computeAttributeOrigin(attribute: string, ownClass: string | undefined, depth: number): boolean {
     const family = ownClass ? classFamily(ownClass, this.index) : undefined;
     const values = attributeValues(attribute, family, this.index);
     if (typeof values === 'string') {
@@ -231,6 +265,10 @@ class Tracer {
 
   /** A parameter: the function has calls in the repository, and each passes (or leaves to its default) a repository connection. */
   private parameterOrigin(name: string, fn: PyFunction, module: PyModule, depth: number): boolean {
+    return this.cached(`parameter:${module.path}:${fn.qualname}:${name}`, () => this.computeParameterOrigin(name, fn, module, depth));
+  }
+
+  private computeParameterOrigin(name: string, fn: PyFunction, module: PyModule, depth: number): boolean {
     if (!plainlyDecorated(fn)) return false;
     const sites = callSites(fn, module, this.index);
     if (typeof sites === 'string' || sites.length === 0) {
@@ -483,23 +521,43 @@ function isTypingCast(callee: string, module: PyModule): boolean {
 
 /** A name bound in a class body of the family (`get_conn = lambda self: ...`): a method the reader of defs does not see. */
 function boundInClassBody(name: string, family: Set<string>, index: RepoIndex): boolean {
-  for (const module of index.modules.values()) {
-    for (const definition of module.tree.rootNode.descendantsOfType('class_definition')) {
-      if (!family.has(definition.childForFieldName('name')?.text ?? '')) continue;
-      for (const statement of definition.childForFieldName('body')?.namedChildren ?? []) {
-        const assignment = statement.type === 'expression_statement' ? statement.namedChildren[0] : undefined;
-        if (assignment?.type === 'assignment' && assignment.childForFieldName('left')?.text === name) return true;
+  return [...family].some((member) => classBodyNames(index).get(member)?.has(name));
+}
+
+const classBodyCache = new WeakMap<RepoIndex, Map<string, Set<string>>>();
+function classBodyNames(index: RepoIndex): Map<string, Set<string>> {
+  let names = classBodyCache.get(index);
+  if (!names) {
+    names = new Map();
+    for (const module of index.modules.values()) {
+      for (const definition of module.tree.rootNode.descendantsOfType('class_definition')) {
+        const bound = names.get(definition.childForFieldName('name')?.text ?? '') ?? new Set<string>();
+        for (const statement of definition.childForFieldName('body')?.namedChildren ?? []) {
+          const assignment = statement.type === 'expression_statement' ? statement.namedChildren[0] : undefined;
+          if (assignment?.type === 'assignment') bound.add(assignment.childForFieldName('left')?.text ?? '');
+        }
+        names.set(definition.childForFieldName('name')?.text ?? '', bound);
       }
     }
+    classBodyCache.set(index, names);
   }
-  return false;
+  return names;
 }
 
 /**
  * The method runs only with `self` an instance of its class: it is never called through a class with another
  * object first (`Store.move(other, ...)`) nor taken as a value (`move = Store.move`), by its name anywhere.
  */
+const ownInstancesCache = new WeakMap<RepoIndex, Map<string, boolean>>();
 function onOwnInstancesOnly(fn: PyFunction, index: RepoIndex): boolean {
+  let cache = ownInstancesCache.get(index);
+  if (!cache) ownInstancesCache.set(index, (cache = new Map()));
+  let answer = cache.get(fn.name);
+  if (answer === undefined) cache.set(fn.name, (answer = calledOnOwnInstances(fn, index)));
+  return answer;
+}
+
+function calledOnOwnInstances(fn: PyFunction, index: RepoIndex): boolean {
   const classNames = repositoryClassNames(index);
   for (const module of index.modules.values()) {
     for (const { call } of referencesTo(module, fn.name, true)) {
