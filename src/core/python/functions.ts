@@ -156,6 +156,11 @@ export function definitionStartLine(fn: PyFunction): number {
   return parent?.type === 'decorated_definition' ? parent.startPosition.row + 1 : fn.range.startLine;
 }
 
+/** The listed function whose definition is `definition` (enclosingFunctionNode's answer), if listed. */
+export function listedFunction(definition: SyntaxNode, module: PyModule): PyFunction | undefined {
+  return listFunctions(module).find((candidate) => candidate.node.id === definition.id);
+}
+
 /** The function a node sits in, the innermost one. */
 export function enclosingFunctionNode(node: SyntaxNode): SyntaxNode | undefined {
   for (let current = node.parent; current; current = current.parent) {

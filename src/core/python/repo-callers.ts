@@ -13,7 +13,7 @@ import Parser from 'tree-sitter';
 import Python from 'tree-sitter-python';
 import type { PyFunction, PyModule, SyntaxNode } from './model.ts';
 import { repoIndexOf, resolveCall, type RepoIndex } from './callgraph.ts';
-import { decoratorTexts, enclosingFunctionNode, listFunctions } from './functions.ts';
+import { decoratorTexts, enclosingFunctionNode, listedFunction } from './functions.ts';
 import { importBindings } from './imports.ts';
 import { functionsByQualname } from './local-resolve.ts';
 import { moduleAt } from './inherited-methods.ts';
@@ -65,7 +65,7 @@ function findEveryCall(fn: PyFunction, index: RepoIndex): RepoCallSite[] | undef
       const targets = targetsOf(call, each, index);
       if (targets && !targets.some((target) => target.fn === fn)) continue;
       const callerNode = enclosingFunctionNode(call);
-      const caller = callerNode && listFunctions(each).find((candidate) => candidate.node.id === callerNode.id);
+      const caller = callerNode && listedFunction(callerNode, each);
       sites.push(caller ? { call, caller, module: each } : { call, module: each });
     }
   }

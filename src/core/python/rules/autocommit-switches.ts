@@ -25,7 +25,7 @@ import { memoizePer } from '../memo.ts';
 import { unparenthesized } from './syntax.ts';
 import { forwardedKeywords } from './forwarded-keywords.ts';
 import { boundOutsideImports } from './single-binding.ts';
-import { namedForGetattr } from './name-references.ts';
+import { attributesByName, bindingStatement, namedForGetattr, setattrArguments } from './name-references.ts';
 
 export const MODE_NAMES = ['isolation_level', 'autocommit'] as const;
 
@@ -67,25 +67,23 @@ export interface AutocommitSwitches {
   switches: string[];
 }
 
-const answers = new WeakMap<RepoIndex, AutocommitSwitches>();
-
 /** Undefined unless the index holds every module of the repository with its tree: else nothing can be said of the repository. */
 export function autocommitSwitches(index: RepoIndex): AutocommitSwitches | undefined {
   if (!index.complete || index.modules.size === 0 || index.modules.size !== index.summaries.size) return undefined;
-  let answer = answers.get(index);
-  if (!answer) {
-    const modules = [...index.modules.values()];
-    const spelled = modules.some(spellsModeName);
-    answer = { opensConnections: false, switches: [] };
-    for (const module of modules) {
-      const found = moduleSwitches(module, index, spelled);
-      answer.opensConnections ||= found.opensConnections;
-      answer.switches.push(...found.switches);
-    }
-    answers.set(index, answer);
+  return switchesOf(index);
+}
+
+const switchesOf = memoizePer((index: RepoIndex): AutocommitSwitches => {
+  const modules = [...index.modules.values()];
+  const spelled = modules.some(spellsModeName);
+  const answer: AutocommitSwitches = { opensConnections: false, switches: [] };
+  for (const module of modules) {
+    const found = moduleSwitches(module, index, spelled);
+    answer.opensConnections ||= found.opensConnections;
+    answer.switches.push(...found.switches);
   }
   return answer;
-}
+});
 
 /** The module's text spells a mode attribute's name, in part (a string, a field, a parameter): a computed setattr could then set it. */
 const spellsModeName = memoizePer((module: PyModule): boolean => /isolation|autocommit/i.test(module.source));
@@ -103,13 +101,11 @@ function moduleSwitches(module: PyModule, index: RepoIndex, spelled: boolean): A
   for (const call of calls) {
     const parts = callParts(call);
     if (/(^|\.)(setattr|__setattr__)$/.test(parts.callee)) {
-      // setattr(obj, name, value) and object.__setattr__(obj, name, value); obj.__setattr__(name, value).
-      const at3 = parts.positional.length >= 3 ? 1 : 0;
-      const name = parts.positional[at3];
+      const { name, value } = setattrArguments(call);
       const literal = name?.type === 'string' && name.descendantsOfType('interpolation').length === 0;
       if (!literal) {
         if (spelled) at(call, 'setattr with a computed name, in a repository where a string spells the mode');
-      } else if (MODE_NAMES.some((mode) => name.text.includes(mode)) && !keepsTransactions(parts.positional[at3 + 1])) at(call, 'setattr of the mode');
+      } else if (MODE_NAMES.some((mode) => name.text.includes(mode)) && !keepsTransactions(value)) at(call, 'setattr of the mode');
       continue;
     }
     for (const mode of MODE_NAMES) {
@@ -138,9 +134,8 @@ function moduleSwitches(module: PyModule, index: RepoIndex, spelled: boolean): A
     }
     // Any other use than a read or a plain keeping assignment: `for c.isolation_level in ...`, `[c.autocommit] = ...`,
     // `with ... as c.isolation_level`, `type(c).isolation_level.__set__(c, None)`.
-    for (const use of module.tree.rootNode.descendantsOfType('attribute')) {
-      if (use.childForFieldName('attribute')?.text !== mode || plain.has(use.id)) continue;
-      if (storedOrReached(use)) at(use, `.${mode} set or reached in another way`);
+    for (const use of attributesByName(module).get(mode) ?? []) {
+      if (!plain.has(use.id) && storedOrReached(use)) at(use, `.${mode} set or reached in another way`);
     }
   }
   // `getattr(builtins, 'setattr')(...)`, a descriptor's `__set__` called by hand.
@@ -170,14 +165,8 @@ function namesWithoutMaking(reference: SyntaxNode): boolean {
   return false;
 }
 
-/** A mode attribute used otherwise than read: a target of any binding, or the object of a further attribute. */
+/** A mode attribute used otherwise than read: a target of any binding or `del`, or the object of a further attribute. */
 function storedOrReached(use: SyntaxNode): boolean {
   const parent = use.parent;
-  if (parent?.type === 'attribute' && parent.childForFieldName('object')?.id === use.id) return true;
-  for (let child = use, up = use.parent; up; child = up, up = up.parent) {
-    const target = ['assignment', 'augmented_assignment', 'for_statement', 'for_in_clause'].includes(up.type) ? up.childForFieldName('left') : up.type === 'as_pattern' ? up.childForFieldName('alias') : undefined;
-    if (target?.id === child.id || up.type === 'delete_statement') return true;
-    if (!['pattern_list', 'tuple_pattern', 'list_pattern', 'tuple', 'list', 'parenthesized_expression', 'as_pattern_target', 'list_splat_pattern', 'expression_list'].includes(up.type)) return false;
-  }
-  return false;
+  return (parent?.type === 'attribute' && parent.childForFieldName('object')?.id === use.id) || bindingStatement(use) !== undefined;
 }

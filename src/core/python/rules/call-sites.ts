@@ -7,8 +7,9 @@
 import type { PyFunction, PyModule, SyntaxNode } from '../model.ts';
 import { callParts } from '../body-walk.ts';
 import { resolveCall, type RepoIndex } from '../callgraph.ts';
-import { decoratorTexts, enclosingFunctionNode, listFunctions } from '../functions.ts';
+import { decoratorTexts, enclosingFunctionNode, listedFunction, listFunctions } from '../functions.ts';
 import { isOwnCode } from './syntax.ts';
+import { memoizePer } from '../memo.ts';
 import { getattrComputed, namedForGetattr, referencesTo } from './name-references.ts';
 import { classFamily, classOf, descendantsOf, familyMethods, last, repositoryClassNames, UNKNOWN_BASE } from './class-family.ts';
 import { importBindings } from '../imports.ts';
@@ -26,10 +27,9 @@ export interface CallSite {
  * subclasses' without their own `__init__`, and `__init__` calls in subclasses): undefined when the name is
  * used otherwise (taken as a value, spelled in a string for getattr), so the function may be called unseen.
  */
-const sitesCache = new WeakMap<RepoIndex, Map<PyFunction, CallSite[] | string>>();
+const sitesOf = memoizePer((_index: RepoIndex) => new Map<PyFunction, CallSite[] | string>());
 export function callSites(fn: PyFunction, module: PyModule, index: RepoIndex): CallSite[] | string {
-  let cache = sitesCache.get(index);
-  if (!cache) sitesCache.set(index, (cache = new Map()));
+  const cache = sitesOf(index);
   let sites = cache.get(fn);
   if (sites === undefined) cache.set(fn, (sites = findCallSites(fn, module, index)));
   return sites;
@@ -159,9 +159,10 @@ function checksType(use: SyntaxNode): boolean {
   return parent?.type === 'argument_list' && parent.parent?.type === 'call' && /^(isinstance|issubclass)$/.test(callParts(parent.parent).callee) && parent.namedChildren[1]?.id === node.id;
 }
 
-function placeOf(node: SyntaxNode, module: PyModule): { fn: PyFunction | undefined } | undefined {
+/** Where a node is: the listed function around it (none at module level), in its module; undefined when that function is not listed. */
+export function placeOf(node: SyntaxNode, module: PyModule): { fn: PyFunction | undefined; module: PyModule } | undefined {
   const fnNode = enclosingFunctionNode(node);
-  if (!fnNode) return { fn: undefined };
-  const fn = listFunctions(module).find((candidate) => candidate.node.id === fnNode.id);
-  return fn ? { fn } : undefined;
+  if (!fnNode) return { fn: undefined, module };
+  const fn = listedFunction(fnNode, module);
+  return fn ? { fn, module } : undefined;
 }

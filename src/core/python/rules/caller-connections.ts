@@ -9,7 +9,7 @@
 import Parser from 'tree-sitter';
 import Python from 'tree-sitter-python';
 import type { PyFunction, PyModule, SyntaxNode } from '../model.ts';
-import { decoratorTexts, enclosingFunctionNode, listFunctions } from '../functions.ts';
+import { decoratorTexts, enclosingFunctionNode, listedFunction } from '../functions.ts';
 import { resolveLocalCall } from '../local-resolve.ts';
 import { memoizePer } from '../memo.ts';
 
@@ -67,7 +67,7 @@ function callSite(use: SyntaxNode, fn: PyFunction, module: PyModule): CallSite |
   const call = callee?.parent;
   if (!callee || call?.type !== 'call' || call.childForFieldName('function')?.id !== callee.id) return undefined;
   const callerNode = enclosingFunctionNode(call);
-  const caller = callerNode && listFunctions(module).find((candidate) => candidate.node.id === callerNode.id);
+  const caller = callerNode && listedFunction(callerNode, module);
   if (!caller || insideLambda(call, caller.node) || resolveLocalCall(call, module, caller) !== fn) return undefined;
   return { call, caller };
 }

@@ -6,6 +6,7 @@ import type { PyFunction, PyModule, SyntaxNode } from '../model.ts';
 import type { RepoIndex } from '../callgraph.ts';
 import { listFunctions } from '../functions.ts';
 import { importBindings } from '../imports.ts';
+import { memoizePer } from '../memo.ts';
 
 export function classOf(node: SyntaxNode): string | undefined {
   for (let parent = node.parent; parent; parent = parent.parent) if (parent.type === 'class_definition') return parent.childForFieldName('name')?.text;
@@ -24,10 +25,9 @@ export const UNKNOWN_BASE = '<unknown base>';
  * The classes whose methods can run with `self` an instance of the class: the class, its subclasses, and every
  * ancestor of any of them (a subclass's mixin may assign the attribute). Holds UNKNOWN_BASE when one is unknown.
  */
-const familyCache = new WeakMap<RepoIndex, Map<string, Set<string>>>();
+const familiesOf = memoizePer((_index: RepoIndex) => new Map<string, Set<string>>());
 export function classFamily(className: string, index: RepoIndex): Set<string> {
-  let cache = familyCache.get(index);
-  if (!cache) familyCache.set(index, (cache = new Map()));
+  const cache = familiesOf(index);
   const known = cache.get(className);
   if (known) return known;
   const family = new Set([className, ...descendantsOf(className, index)]);
@@ -39,26 +39,21 @@ export function classFamily(className: string, index: RepoIndex): Set<string> {
   return family;
 }
 
-const basesCache = new WeakMap<RepoIndex, Map<string, Set<string>>>();
-function basesByName(index: RepoIndex): Map<string, Set<string>> {
-  let bases = basesCache.get(index);
-  if (!bases) {
-    bases = new Map();
-    for (const summary of index.summaries.values()) {
-      const module = index.modules.get(summary.path);
-      const aliases = new Map<string, string>();
-      for (const binding of module ? importBindings(module) : []) if (binding.name && binding.name !== binding.localName) aliases.set(binding.localName, binding.name);
-      for (const [qualname, written] of summary.classes) {
-        const named = written.map((base) => (/[()[\]]/.test(base) ? UNKNOWN_BASE : last(aliases.get(base) ?? base)));
-        bases.set(last(qualname), new Set([...(bases.get(last(qualname)) ?? []), ...named]));
-      }
+const basesByName = memoizePer((index: RepoIndex): Map<string, Set<string>> => {
+  const bases = new Map<string, Set<string>>();
+  for (const summary of index.summaries.values()) {
+    const module = index.modules.get(summary.path);
+    const aliases = new Map<string, string>();
+    for (const binding of module ? importBindings(module) : []) if (binding.name && binding.name !== binding.localName) aliases.set(binding.localName, binding.name);
+    for (const [qualname, written] of summary.classes) {
+      const named = written.map((base) => (/[()[\]]/.test(base) ? UNKNOWN_BASE : last(aliases.get(base) ?? base)));
+      bases.set(last(qualname), new Set([...(bases.get(last(qualname)) ?? []), ...named]));
     }
-    // A base from outside the repository may set any attribute in its own methods.
-    for (const [name, of] of bases) bases.set(name, new Set([...of].map((base) => (bases!.has(base) || PLAIN_BASES.has(base) ? base : UNKNOWN_BASE))));
-    basesCache.set(index, bases);
   }
+  // A base from outside the repository may set any attribute in its own methods.
+  for (const [name, of] of bases) bases.set(name, new Set([...of].map((base) => (bases.has(base) || PLAIN_BASES.has(base) ? base : UNKNOWN_BASE))));
   return bases;
-}
+});
 
 /** The classes that inherit from the class; with `stopAt`, not through a class it holds (one with its own `__init__`). */
 export function descendantsOf(className: string, index: RepoIndex, stopAt?: Set<string>): Set<string> {
@@ -81,32 +76,22 @@ export function familyMethods(className: string, method: string | undefined, ind
 }
 
 /** Every method of the repository by its class's last name, found once. */
-const methodsCache = new WeakMap<RepoIndex, Map<string, { fn: PyFunction; module: PyModule }[]>>();
-function methodsOf(index: RepoIndex): Map<string, { fn: PyFunction; module: PyModule }[]> {
-  let methods = methodsCache.get(index);
-  if (!methods) {
-    methods = new Map();
-    for (const module of index.modules.values()) {
-      for (const fn of listFunctions(module)) {
-        if (fn.className === undefined) continue;
-        const list = methods.get(last(fn.className));
-        if (list) list.push({ fn, module });
-        else methods.set(last(fn.className), [{ fn, module }]);
-      }
+const methodsOf = memoizePer((index: RepoIndex): Map<string, { fn: PyFunction; module: PyModule }[]> => {
+  const methods = new Map<string, { fn: PyFunction; module: PyModule }[]>();
+  for (const module of index.modules.values()) {
+    for (const fn of listFunctions(module)) {
+      if (fn.className === undefined) continue;
+      const list = methods.get(last(fn.className));
+      if (list) list.push({ fn, module });
+      else methods.set(last(fn.className), [{ fn, module }]);
     }
-    methodsCache.set(index, methods);
   }
   return methods;
-}
+});
 
 /** The last names of every class the repository defines. */
-const namesCache = new WeakMap<RepoIndex, Set<string>>();
-export function repositoryClassNames(index: RepoIndex): Set<string> {
-  let names = namesCache.get(index);
-  if (!names) {
-    names = new Set();
-    for (const summary of index.summaries.values()) for (const qualname of summary.classes.keys()) names.add(last(qualname));
-    namesCache.set(index, names);
-  }
+export const repositoryClassNames = memoizePer((index: RepoIndex): Set<string> => {
+  const names = new Set<string>();
+  for (const summary of index.summaries.values()) for (const qualname of summary.classes.keys()) names.add(last(qualname));
   return names;
-}
+});

@@ -98,3 +98,43 @@ function inClassBody(use: SyntaxNode): boolean {
 function isInside(node: SyntaxNode, ancestor: SyntaxNode | null): boolean {
   return ancestor !== null && node.startIndex >= ancestor.startIndex && node.endIndex <= ancestor.endIndex;
 }
+
+/** Every attribute node of the module (`x.name`), by its attribute name, found once. */
+export const attributesByName = memoizePer((module: PyModule): Map<string, SyntaxNode[]> => {
+  const uses = new Map<string, SyntaxNode[]>();
+  for (const node of module.tree.rootNode.descendantsOfType('attribute')) {
+    const name = node.childForFieldName('attribute')?.text;
+    if (!name) continue;
+    const list = uses.get(name);
+    if (list) list.push(node);
+    else uses.set(name, [node]);
+  }
+  return uses;
+});
+
+const TARGET_CONTAINERS = new Set(['pattern_list', 'tuple_pattern', 'list_pattern', 'tuple', 'list', 'parenthesized_expression', 'as_pattern_target', 'list_splat_pattern', 'expression_list']);
+
+/**
+ * The statement that binds or deletes `node` as (part of) its target: an assignment's or a loop's left side,
+ * `with ... as` (an `as_pattern`), `del`; undefined when `node` is read.
+ */
+export function bindingStatement(node: SyntaxNode): SyntaxNode | undefined {
+  for (let child = node, parent = node.parent; parent; child = parent, parent = parent.parent) {
+    const target = ['assignment', 'augmented_assignment', 'for_statement', 'for_in_clause'].includes(parent.type) ? parent.childForFieldName('left') : parent.type === 'as_pattern' ? parent.childForFieldName('alias') : undefined;
+    if (target?.id === child.id || parent.type === 'delete_statement') return parent;
+    if (!TARGET_CONTAINERS.has(parent.type)) return undefined;
+  }
+  return undefined;
+}
+
+/** Module-wide calls of setattr and `__setattr__`, found once. */
+export const setattrCalls = memoizePer((module: PyModule): SyntaxNode[] =>
+  module.tree.rootNode.descendantsOfType('call').filter((call) => /(^|\.)(setattr|__setattr__)$/.test(callParts(call).callee)),
+);
+
+/** `setattr(obj, name, value)` and `object.__setattr__(obj, name, value)`; `obj.__setattr__(name, value)`. */
+export function setattrArguments(call: SyntaxNode): { object?: SyntaxNode; name?: SyntaxNode; value?: SyntaxNode } {
+  const parts = callParts(call);
+  const at = parts.positional.length >= 3 ? 1 : 0;
+  return { object: at === 1 ? parts.positional[0] : parts.receiver, name: parts.positional[at], value: parts.positional[at + 1] };
+}

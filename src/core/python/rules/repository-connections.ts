@@ -4,17 +4,18 @@
 // `IndexerBase.__init__(self, db)` from the `Index`'s `sqlite3.Connection(self.dbpath)`.
 //
 // The call's receiver is traced back, and every path must end in a repository sqlite3 constructor: a local
-// (every binding of it in the function), `with X as c` (a connection enters as itself, a repository class's
-// instance as what its `__enter__` returns), `self.attr` (every assignment of it in the class's family, every
-// `other.attr = ...` anywhere, literal setattr, class bodies, properties), `obj.attr` (every assignment of the
-// name anywhere, module globals of the name too), `x.attr[k]` (a dict the repository fills only by item
-// assignment), a resolved call's returns, `x.cursor()`, `cast(T, v)`, an instance of a repository class all of
-// whose own database calls trace the same way, and a parameter whose every call site passes such a value.
+// (every binding of it in the function), a module global (every top-level binding, none by `global`), `with X
+// as c` (a connection enters as itself, a repository class's instance as what every `__enter__` of its family
+// returns, a @contextmanager function as what it yields), `self.attr` in a method (every assignment of it in
+// the class's family, literal setattr, class bodies, properties), `module.attr` of a repository module, the
+// returns of an exactly resolved call (every override for `self.m()`), `x.cursor()`, `typing.cast(T, v)`, and
+// a parameter whose every call site passes such a value. An instance of a repository class is never taken for
+// a connection, nor is an attribute of any other object; anything stored some other way (unpacking, a computed
+// setattr, `__dict__`, a dataclass field, an unknown base class) is not proven.
 //
 // Partial, on purpose: the repository is taken as closed. A parameter of a public function is accepted when
 // every call of it in the repository passes a repository connection; a library's user may pass another.
-// Calls found by name (getattr with a computed name, callbacks registered elsewhere) and attributes set by
-// a computed setattr are not seen.
+// Callbacks registered with code outside the repository are not seen.
 import type { Effect, PyFunction, PyModule, SyntaxNode } from '../model.ts';
 import { callParts } from '../body-walk.ts';
 import { repoIndexOf, resolveCall, type RepoIndex } from '../callgraph.ts';
@@ -24,9 +25,9 @@ import { functionsByQualname } from '../local-resolve.ts';
 import { memoizePer } from '../memo.ts';
 import { autocommitSwitches, sqliteConstructors } from './autocommit-switches.ts';
 import { isOwnCode, literalText, unparenthesized } from './syntax.ts';
-import { argumentAt, callSites, defaultOf, keywordOnly } from './call-sites.ts';
+import { argumentAt, callSites, defaultOf, keywordOnly, placeOf } from './call-sites.ts';
 import { classFamily, classOf, familyMethods, last, repositoryClassNames, UNKNOWN_BASE } from './class-family.ts';
-import { referencesTo } from './name-references.ts';
+import { attributesByName, bindingStatement, referencesTo, setattrArguments, setattrCalls } from './name-references.ts';
 import { importBindings } from '../imports.ts';
 
 const MAX_DEPTH = 40;
@@ -58,12 +59,7 @@ export function onRepositoryDefaultConnection(module: PyModule, fn: PyFunction, 
   return proven;
 }
 
-const answerCache = new WeakMap<RepoIndex, Map<string, boolean>>();
-function answersOf(index: RepoIndex): Map<string, boolean> {
-  let answers = answerCache.get(index);
-  if (!answers) answerCache.set(index, (answers = new Map()));
-  return answers;
-}
+const answersOf = memoizePer((_index: RepoIndex) => new Map<string, boolean>());
 
 type Place = { fn: PyFunction | undefined; module: PyModule };
 
@@ -310,7 +306,7 @@ function bindingsOf(scope: SyntaxNode, name: string): SyntaxNode[] | undefined {
   // `case conn:` in a match statement binds the name too.
   if (scope.descendantsOfType('case_clause').some((clause) => clause.descendantsOfType('identifier').some((child) => child.text === name))) return undefined;
   const values: SyntaxNode[] = [];
-  const own = (node: SyntaxNode) => (scope.type === 'module' ? enclosingFunctionNode(node) === undefined && !insideClass(node) : isOwnCode(node, scope));
+  const own = (node: SyntaxNode) => (scope.type === 'module' ? enclosingFunctionNode(node) === undefined && !classOf(node) !== undefined : isOwnCode(node, scope));
   for (const node of scope.descendantsOfType(['assignment', 'augmented_assignment', 'for_statement', 'for_in_clause', 'named_expression', 'as_pattern', 'global_statement', 'nonlocal_statement', 'import_statement', 'import_from_statement', 'function_definition', 'class_definition', 'delete_statement'])) {
     if (!own(node)) continue;
     switch (node.type) {
@@ -357,17 +353,6 @@ function bindsName(target: SyntaxNode, name: string): boolean {
   return target.type === 'identifier' ? target.text === name : target.type !== 'attribute' && target.type !== 'subscript' && target.namedChildren.some((child) => bindsName(child, name));
 }
 
-function insideClass(node: SyntaxNode): boolean {
-  for (let parent = node.parent; parent; parent = parent.parent) if (parent.type === 'class_definition') return true;
-  return false;
-}
-
-function placeOf(node: SyntaxNode, module: PyModule): Place | undefined {
-  const fnNode = enclosingFunctionNode(node);
-  if (!fnNode) return { fn: undefined, module };
-  const fn = listFunctions(module).find((candidate) => candidate.node.id === fnNode.id);
-  return fn ? { fn, module } : undefined;
-}
 
 
 /** A module's top-level bindings of the name; undefined when some are not followed or a function declares it `global`. */
@@ -391,20 +376,14 @@ const DATACLASS = /^(dataclasses\.)?dataclass\b|^(attr|attrs)\.(s|define|frozen|
  * it (`db.CONN`), and a property of that name. Else why not: it is stored some other way (unpacking, `with ...
  * as x.attr`, `__dict__`, a computed setattr that may name it, a dataclass field), or the family is unknown.
  */
-const valuesCache = new WeakMap<RepoIndex, Map<string, AttributeValue[] | string>>();
+const valuesOf = memoizePer((_index: RepoIndex) => new Map<string, AttributeValue[] | string>());
 function attributeValues(attribute: string, family: Set<string> | undefined, index: RepoIndex): AttributeValue[] | string {
-  let cache = valuesCache.get(index);
-  if (!cache) valuesCache.set(index, (cache = new Map()));
+  const cache = valuesOf(index);
   const key = `${attribute}\0${family ? [...family].sort().join(',') : ''}`;
   let values = cache.get(key);
   if (values === undefined) cache.set(key, (values = computeAttributeValues(attribute, family, index)));
   return values;
 }
-
-/** Module-wide calls of setattr and its kin, found once. */
-const setattrCalls = memoizePer((module: PyModule): SyntaxNode[] =>
-  module.tree.rootNode.descendantsOfType('call').filter((call) => /(^|\.)(setattr|__setattr__)$/.test(callParts(call).callee)),
-);
 
 function computeAttributeValues(attribute: string, family: Set<string> | undefined, index: RepoIndex): AttributeValue[] | string {
   if (family?.has(UNKNOWN_BASE)) return 'a class of the family has a base the reader cannot name';
@@ -439,16 +418,12 @@ function computeAttributeValues(attribute: string, family: Set<string> | undefin
       return `stored at ${module.path}:${stored.startPosition.row + 1}`;
     }
     for (const call of setattrCalls(module)) {
-      const parts = callParts(call);
-      const at3 = parts.positional.length >= 3 ? 1 : 0;
-      const name = parts.positional[at3];
-      const object = at3 === 1 ? parts.positional[0] : parts.receiver;
+      const { object, name, value } = setattrArguments(call);
       // On self of a class outside the family: not this object.
       if (object?.text === 'self' && otherClassSelf(call, module)) continue;
       if (name?.type !== 'string' || name.descendantsOfType('interpolation').length > 0) return `setattr with a computed name at ${module.path}:${call.startPosition.row + 1}`;
       if (literalText(name) !== attribute) continue;
       const place = placeOf(call, module);
-      const value = parts.positional[at3 + 1];
       if (!place || !value) return `setattr at ${module.path}:${call.startPosition.row + 1}`;
       values.push({ value, ...place });
     }
@@ -489,28 +464,11 @@ function computeAttributeValues(attribute: string, family: Set<string> | undefin
 
 /** `.attribute` as a target other than a plain assignment's: `with ... as x.attr`, `for x.attr in`, `[x.attr, y] = ...` (`del x.attr` leaves no value to use). */
 function storedElsewhere(attribute: string, module: PyModule): SyntaxNode[] {
-  const stored: SyntaxNode[] = [];
-  for (const node of usesOf(module).get(attribute) ?? []) {
-    for (let child = node, parent = node.parent; parent; child = parent, parent = parent.parent) {
-      const field = ['assignment', 'augmented_assignment', 'for_statement', 'for_in_clause'].includes(parent.type) ? parent.childForFieldName('left') : parent.type === 'as_pattern' ? parent.childForFieldName('alias') : undefined;
-      if (field?.id === child.id) {
-        stored.push(node);
-        break;
-      }
-      if (!['pattern_list', 'tuple_pattern', 'list_pattern', 'tuple', 'list', 'parenthesized_expression', 'as_pattern_target', 'list_splat_pattern', 'expression_list'].includes(parent.type)) break;
-    }
-  }
-  return stored;
+  return (attributesByName(module).get(attribute) ?? []).filter((node) => {
+    const statement = bindingStatement(node);
+    return statement !== undefined && statement.type !== 'delete_statement';
+  });
 }
-
-const usesOf = memoizePer((module: PyModule): Map<string, SyntaxNode[]> => {
-  const uses = new Map<string, SyntaxNode[]>();
-  for (const node of module.tree.rootNode.descendantsOfType('attribute')) {
-    const name = node.childForFieldName('attribute')?.text;
-    if (name) uses.set(name, [...(uses.get(name) ?? []), node]);
-  }
-  return uses;
-});
 
 
 /** `typing.cast` (or typing_extensions'), under the name the module imports it by. */
@@ -524,34 +482,28 @@ function boundInClassBody(name: string, family: Set<string>, index: RepoIndex): 
   return [...family].some((member) => classBodyNames(index).get(member)?.has(name));
 }
 
-const classBodyCache = new WeakMap<RepoIndex, Map<string, Set<string>>>();
-function classBodyNames(index: RepoIndex): Map<string, Set<string>> {
-  let names = classBodyCache.get(index);
-  if (!names) {
-    names = new Map();
-    for (const module of index.modules.values()) {
-      for (const definition of module.tree.rootNode.descendantsOfType('class_definition')) {
-        const bound = names.get(definition.childForFieldName('name')?.text ?? '') ?? new Set<string>();
-        for (const statement of definition.childForFieldName('body')?.namedChildren ?? []) {
-          const assignment = statement.type === 'expression_statement' ? statement.namedChildren[0] : undefined;
-          if (assignment?.type === 'assignment') bound.add(assignment.childForFieldName('left')?.text ?? '');
-        }
-        names.set(definition.childForFieldName('name')?.text ?? '', bound);
+const classBodyNames = memoizePer((index: RepoIndex): Map<string, Set<string>> => {
+  const names = new Map<string, Set<string>>();
+  for (const module of index.modules.values()) {
+    for (const definition of module.tree.rootNode.descendantsOfType('class_definition')) {
+      const bound = names.get(definition.childForFieldName('name')?.text ?? '') ?? new Set<string>();
+      for (const statement of definition.childForFieldName('body')?.namedChildren ?? []) {
+        const assignment = statement.type === 'expression_statement' ? statement.namedChildren[0] : undefined;
+        if (assignment?.type === 'assignment') bound.add(assignment.childForFieldName('left')?.text ?? '');
       }
+      names.set(definition.childForFieldName('name')?.text ?? '', bound);
     }
-    classBodyCache.set(index, names);
   }
   return names;
-}
+});
 
 /**
  * The method runs only with `self` an instance of its class: it is never called through a class with another
  * object first (`Store.move(other, ...)`) nor taken as a value (`move = Store.move`), by its name anywhere.
  */
-const ownInstancesCache = new WeakMap<RepoIndex, Map<string, boolean>>();
+const ownInstancesOf = memoizePer((_index: RepoIndex) => new Map<string, boolean>());
 function onOwnInstancesOnly(fn: PyFunction, index: RepoIndex): boolean {
-  let cache = ownInstancesCache.get(index);
-  if (!cache) ownInstancesCache.set(index, (cache = new Map()));
+  const cache = ownInstancesOf(index);
   let answer = cache.get(fn.name);
   if (answer === undefined) cache.set(fn.name, (answer = calledOnOwnInstances(fn, index)));
   return answer;
@@ -577,7 +529,7 @@ const topLevelCounts = memoizePer((module: PyModule): Map<string, number> => {
   };
   for (const binding of importBindings(module)) add(binding.localName);
   for (const node of module.tree.rootNode.descendantsOfType(['function_definition', 'class_definition', 'assignment'])) {
-    if (enclosingFunctionNode(node) !== undefined || insideClass(node)) continue;
+    if (enclosingFunctionNode(node) !== undefined || classOf(node) !== undefined) continue;
     if (node.type === 'assignment') {
       const left = node.childForFieldName('left');
       for (const name of left?.type === 'identifier' ? [left] : left?.descendantsOfType('identifier') ?? []) add(name.text);
@@ -592,24 +544,22 @@ function topLevelBindings(name: string, module: PyModule): number {
   return topLevelCounts(module).get(name) ?? 0;
 }
 
-const reboundCache = new WeakMap<RepoIndex, Set<string>>();
 /** Names assigned as attributes anywhere (`x.name = v`, `setattr(x, 'name', v)`): a method or module function of that name may be replaced. */
 function reboundAnywhere(name: string, index: RepoIndex): boolean {
-  let names = reboundCache.get(index);
-  if (!names) {
-    names = new Set();
-    for (const module of index.modules.values()) {
-      for (const attribute of attributeAssignments(module).whole.keys()) names.add(attribute);
-      for (const call of setattrCalls(module)) {
-        const parts = callParts(call);
-        const name = parts.positional[parts.positional.length >= 3 ? 1 : 0];
-        if (name?.type === 'string') names.add(literalText(name));
-      }
-    }
-    reboundCache.set(index, names);
-  }
-  return names.has(last(name));
+  return reboundNames(index).has(last(name));
 }
+
+const reboundNames = memoizePer((index: RepoIndex): Set<string> => {
+  const names = new Set<string>();
+  for (const module of index.modules.values()) {
+    for (const attribute of attributeAssignments(module).whole.keys()) names.add(attribute);
+    for (const call of setattrCalls(module)) {
+      const { name } = setattrArguments(call);
+      if (name?.type === 'string') names.add(literalText(name));
+    }
+  }
+  return names;
+});
 
 function isStatic(fn: PyFunction): boolean {
   return decoratorTexts(fn.node).some((text) => /(^|\.)(staticmethod|classmethod)$/.test(text));
