@@ -15,9 +15,12 @@ import type { Effect, SyntaxNode } from '../model.ts';
 import { callParts } from '../body-walk.ts';
 import { localAssignmentBefore } from '../local-assignments.ts';
 import { ancestorsWithin, compactText, unparenthesized } from './syntax.ts';
+import { binds } from './exclusive-guards.ts';
 
 const EXISTENCE_FUNCTIONS = new Set(['os.path.exists', 'os.path.isfile', 'os.path.lexists']);
 const EXISTENCE_METHODS = new Set(['exists', 'is_file']);
+/** os.path's existence tests by their own name, for `from os.path import exists`. */
+const EXISTENCE_NAMES = new Set(['exists', 'isfile', 'lexists']);
 const LEAVING_CALLS = new Set(['sys.exit', 'exit', 'quit', 'os._exit']);
 
 /**
@@ -47,6 +50,125 @@ export function targetKnownAbsent(
   return false;
 }
 
+/**
+ * What a re-run that finds T present skips, for one existence test that keeps it from `node`: the statements of
+ * `container` from `from` on (all of the `if not exists(T)` body or of the arm; after a preceding guard, the rest of
+ * the loop body for a `continue`, all of it for a `break`, the rest of the function for a `return` or a refusal, from
+ * the start of a loop around `node` within it if there is one, whose later rounds are skipped too). What comes before
+ * the open counts as well: state it sets (`self.fresh = True`) may decide a filling later. `presentReturns` are the
+ * return statements the re-run leaves by instead (the guard's or the earlier arm's), `after` where the test ends;
+ * `testsPresence` tells a call that tests T's presence again, however spelled.
+ */
+export interface SkippedOnRerun {
+  container: SyntaxNode;
+  from: number;
+  presentReturns: SyntaxNode[];
+  after: number;
+  testsPresence: (call: SyntaxNode) => boolean;
+}
+
+/**
+ * A weaker question, for an open that writes nothing (created-empty.ts): is `node` reached only while T is absent,
+ * with nothing the re-run's existence test then skips doing more than `skippedIsQuiet` allows? Any way out of a guard
+ * counts here (return, continue and break too, not only a refusal). Besides a preceding `if`, an enclosing arm
+ * counts: the body of `if not exists(T)` (or of an `and` with that part), or a later arm (elif, else) of an `if`
+ * whose earlier condition T's presence makes true (Quod Libet's RootPathFile.valid: `if os.path.exists(p): return
+ * ... else: open(p, 'w')`). Nothing may write, rename or replace a file between the test and `node` (the file made
+ * present again, perhaps with contents), however it is spelled. Every test found, not only one, must have what it
+ * skips pass `skippedIsQuiet`: a crash after the open leaves the empty file, and the re-run's test then skips the
+ * filling (a settings file's defaults, a keyring gpg fills, a schema) for good.
+ * Partial: a test in a helper, a loop condition or an assert is not recognised.
+ */
+export function reachedOnlyWhenAbsent(
+  target: SyntaxNode,
+  node: SyntaxNode,
+  fnNode: SyntaxNode,
+  effects: readonly Effect[],
+  skippedIsQuiet: (skipped: SkippedOnRerun) => boolean,
+): boolean {
+  const sameTarget = (path: SyntaxNode): boolean => samePath(path, target);
+  const body = fnNode.childForFieldName('body');
+  if (!body) return false;
+  const found: { test: SyntaxNode; skipped: Omit<SkippedOnRerun, 'testsPresence'>[] }[] = [];
+  // From a preceding `if`, what its arms do counts too (`if not exists(T): copy(default, T)` makes T present).
+  for (const guard of precedingIfStatements(node, fnNode)) {
+    const test = guard.childForFieldName('condition');
+    if (!test || !guaranteesAbsent(guard, sameTarget, undefined, leaves)) continue;
+    found.push({ test, skipped: skippedPast(guard, node, fnNode, body, test.endIndex) });
+  }
+  for (const ancestor of [node, ...ancestorsWithin(node, fnNode)]) {
+    const parent = ancestor.parent;
+    if (!parent) continue;
+    // The body of `if not exists(T):` or `elif not exists(T):`.
+    if ((parent.type === 'if_statement' || parent.type === 'elif_clause') && parent.childForFieldName('consequence')?.id === ancestor.id) {
+      const condition = parent.childForFieldName('condition');
+      if (condition && assertsAbsent(condition, sameTarget)) {
+        found.push({ test: condition, skipped: [{ container: ancestor, from: ancestor.startIndex, presentReturns: [], after: condition.endIndex }] });
+      }
+    }
+    // A later arm of an `if` an earlier condition of which T's presence makes true.
+    if (parent.type === 'if_statement' && (ancestor.type === 'elif_clause' || ancestor.type === 'else_clause')) {
+      const earlierArms = [parent, ...parent.namedChildren.filter((clause) => clause.type === 'elif_clause' && clause.endIndex <= ancestor.startIndex)];
+      const implying = earlierArms.map((arm) => arm.childForFieldName('condition')).find((condition) => condition && presenceImplies(condition, sameTarget));
+      const armBody = ancestor.childForFieldName(ancestor.type === 'else_clause' ? 'body' : 'consequence');
+      if (implying && armBody) {
+        const presentReturns = earlierArms.flatMap((arm) => {
+          const last = lastStatement(arm.childForFieldName('consequence'));
+          return last?.type === 'return_statement' ? [last] : [];
+        });
+        found.push({ test: implying, skipped: [{ container: armBody, from: armBody.startIndex, presentReturns, after: implying.endIndex }] });
+      }
+    }
+  }
+  // `self.path = other` between the test and the open: the same text, another file (a name is told apart by samePath).
+  const text = compactText(target);
+  const reassignments = fnNode.descendantsOfType(['assignment', 'augmented_assignment']).filter((assignment) => {
+    const left = assignment.childForFieldName('left');
+    return left !== null && left.type !== 'identifier' && compactText(left) === text;
+  });
+  const qualifies = found.some(
+    ({ test }) =>
+      !effects.some(
+        (effect) =>
+          effect.node.id !== node.id &&
+          (effect.kind === 'file-write' || effect.kind === 'file-rename' || effect.kind === 'file-replace') &&
+          effect.node.startIndex >= test.endIndex &&
+          effect.node.endIndex <= node.startIndex,
+      ) && !reassignments.some((assignment) => assignment.startIndex >= test.endIndex && assignment.endIndex <= node.startIndex),
+  );
+  const testsT = (call: SyntaxNode): boolean => call.type === 'call' && testsPresence(call, sameTarget);
+  return qualifies && found.every(({ skipped }) => skipped.every((region) => skippedIsQuiet({ ...region, testsPresence: testsT })));
+}
+
+const LOOP_STATEMENTS = new Set(['for_statement', 'while_statement']);
+
+/** Where what a re-run skips in `container` starts: after the guard, or at the outermost loop around `node` within `container`. */
+function skippedFrom(node: SyntaxNode, container: SyntaxNode, guard: SyntaxNode): number {
+  let from = guard.endIndex;
+  for (const ancestor of ancestorsWithin(node, container)) {
+    if (LOOP_STATEMENTS.has(ancestor.type)) from = Math.min(from, ancestor.startIndex);
+  }
+  return from;
+}
+
+/** What a preceding guard's leaving arms skip: the rest of the function (return, refusal), of the loop (continue), or the loop (break). */
+function skippedPast(guard: SyntaxNode, node: SyntaxNode, fnNode: SyntaxNode, body: SyntaxNode, after: number): Omit<SkippedOnRerun, 'testsPresence'>[] {
+  const arms = [guard.childForFieldName('consequence'), ...guard.namedChildren.filter((clause) => clause.type === 'elif_clause' || clause.type === 'else_clause').map((clause) => clause.childForFieldName(clause.type === 'else_clause' ? 'body' : 'consequence'))];
+  const ends = arms.map((arm) => lastStatement(arm)).filter((last): last is SyntaxNode => last !== undefined);
+  const presentReturns = ends.filter((last) => last.type === 'return_statement');
+  const skipped: Omit<SkippedOnRerun, 'testsPresence'>[] = [];
+  if (presentReturns.length > 0 || arms.some((arm) => arm && refuses(arm))) skipped.push({ container: body, from: skippedFrom(node, body, guard), presentReturns, after });
+  const loop = ancestorsWithin(guard, fnNode).find((ancestor) => LOOP_STATEMENTS.has(ancestor.type));
+  const loopBody = loop?.childForFieldName('body') ?? body;
+  if (ends.some((last) => last.type === 'continue_statement')) skipped.push({ container: loopBody, from: skippedFrom(node, loopBody, guard), presentReturns: [], after });
+  if (ends.some((last) => last.type === 'break_statement')) skipped.push({ container: loopBody, from: loopBody.startIndex, presentReturns: [], after });
+  return skipped;
+}
+
+function lastStatement(block: SyntaxNode | null | undefined): SyntaxNode | undefined {
+  return block?.namedChildren.filter((child) => child.type !== 'comment').at(-1);
+}
+
 /** `if` statements that run before `node` on every path: earlier siblings of `node`'s enclosing statements. */
 function precedingIfStatements(node: SyntaxNode, fnNode: SyntaxNode): SyntaxNode[] {
   return precedingStatements(node, fnNode).filter((statement) => statement.type === 'if_statement');
@@ -65,7 +187,12 @@ export function precedingStatements(node: SyntaxNode, fnNode: SyntaxNode): Synta
 }
 
 /** True when every way past the `if` (an arm that does not leave, or no arm taken) has the tested path absent. */
-function guaranteesAbsent(ifStatement: SyntaxNode, sameTarget: (path: SyntaxNode) => boolean, keptAside?: (armBody: SyntaxNode) => boolean): boolean {
+function guaranteesAbsent(
+  ifStatement: SyntaxNode,
+  sameTarget: (path: SyntaxNode) => boolean,
+  keptAside?: (armBody: SyntaxNode) => boolean,
+  goesAway: (block: SyntaxNode) => boolean = refuses,
+): boolean {
   const arms: { condition: SyntaxNode; body: SyntaxNode }[] = [];
   let elseBody: SyntaxNode | undefined;
   const first = ifStatement.childForFieldName('condition');
@@ -83,10 +210,10 @@ function guaranteesAbsent(ifStatement: SyntaxNode, sameTarget: (path: SyntaxNode
   let absentAfterFalse = false;
   for (const { condition, body } of arms) {
     tested ||= mentionsTest(condition, sameTarget);
-    if (!refuses(body) && !absentAfterFalse && !assertsAbsent(condition, sameTarget) && !keptAside?.(body)) return false;
+    if (!goesAway(body) && !absentAfterFalse && !assertsAbsent(condition, sameTarget) && !keptAside?.(body)) return false;
     absentAfterFalse ||= presenceImplies(condition, sameTarget);
   }
-  if ((!elseBody || !refuses(elseBody)) && !absentAfterFalse) return false;
+  if ((!elseBody || !goesAway(elseBody)) && !absentAfterFalse) return false;
   return tested;
 }
 
@@ -132,7 +259,7 @@ function testsPresence(expression: SyntaxNode, sameTarget: (path: SyntaxNode) =>
 /** The path an existence test asks about: os.path.exists(T), T.exists(), Path(T).exists(). */
 function testedPath(call: SyntaxNode): SyntaxNode | undefined {
   const parts = callParts(call);
-  if (EXISTENCE_FUNCTIONS.has(parts.callee)) return parts.positional[0];
+  if (EXISTENCE_FUNCTIONS.has(parts.callee) || importedExistenceFunction(parts.callee, call)) return parts.positional[0];
   if (!EXISTENCE_METHODS.has(parts.method) || !parts.receiver || parts.positional.length > 0) return undefined;
   const receiver = unparenthesized(parts.receiver);
   if (receiver.type === 'call' && /(^|\.)(Path|PurePath)$/.test(callParts(receiver).callee)) return callParts(receiver).positional[0];
@@ -152,6 +279,12 @@ function refuses(block: SyntaxNode): boolean {
   return expression?.type === 'call' && LEAVING_CALLS.has(callParts(expression).callee);
 }
 
+/** The block's last statement leaves what follows the `if` behind: a refusal, or return, continue, break. */
+function leaves(block: SyntaxNode): boolean {
+  const last = block.namedChildren.filter((child) => child.type !== 'comment').at(-1);
+  return refuses(block) || last?.type === 'return_statement' || last?.type === 'continue_statement' || last?.type === 'break_statement';
+}
+
 function deletes(node: SyntaxNode, sameTarget: (path: SyntaxNode) => boolean): boolean {
   const call = callParts(node);
   const path = call.positional[0] ?? call.receiver;
@@ -167,4 +300,46 @@ export function samePath(a: SyntaxNode, b: SyntaxNode): boolean {
   const bValue = b.type === 'identifier' ? localAssignmentBefore(b) : undefined;
   if (compactText(a) === compactText(b)) return aValue?.id === bValue?.id;
   return (aValue !== undefined && compactText(aValue) === compactText(b)) || (bValue !== undefined && compactText(bValue) === compactText(a));
+}
+
+/**
+ * `exists(T)` after `from os.path import exists` (ranger's Tags.__init__), `isfile` or `lexists` likewise (also
+ * under an alias), or `path.exists(T)` after `from os import path`: imported at module level and never bound
+ * otherwise in the module (no def, class, assignment or parameter of that name anywhere), so the name is os.path's.
+ */
+function importedExistenceFunction(callee: string, call: SyntaxNode): boolean {
+  const root = rootOf(call);
+  const [first, second, ...rest] = callee.split('.');
+  if (!first || rest.length > 0 || (second !== undefined && !EXISTENCE_NAMES.has(second))) return false;
+  // `exists(T)`: the name imported from os.path; `path.exists(T)`: `path` imported from os.
+  const wanted = second === undefined ? { module: 'os.path', name: (original: string) => EXISTENCE_NAMES.has(original) } : { module: 'os', name: (original: string) => original === 'path' };
+  let imported = false;
+  for (const statement of root.namedChildren) {
+    if (statement.type !== 'import_from_statement' || statement.childForFieldName('module_name')?.text !== wanted.module) continue;
+    for (const child of statement.childrenForFieldName('name')) {
+      const original = child.type === 'aliased_import' ? child.childForFieldName('name')?.text : child.text;
+      const bound = child.type === 'aliased_import' ? child.childForFieldName('alias')?.text : child.text;
+      if (original !== undefined && bound === first && wanted.name(original)) imported = true;
+    }
+  }
+  return imported && !boundOtherwise(root, first);
+}
+
+const BINDING_TYPES = new Set(['function_definition', 'class_definition']);
+
+/** `name` is bound in the module by anything but an import: a def, a class, an assignment, a parameter, a loop. */
+function boundOtherwise(root: SyntaxNode, name: string): boolean {
+  return root.descendantsOfType('identifier').some((identifier) => {
+    if (identifier.text !== name) return false;
+    const parent = identifier.parent;
+    if (parent && BINDING_TYPES.has(parent.type) && parent.childForFieldName('name')?.id === identifier.id) return true;
+    if (parent && ['parameters', 'default_parameter', 'typed_parameter', 'typed_default_parameter', 'lambda_parameters'].includes(parent.type)) return true;
+    return binds(identifier);
+  });
+}
+
+function rootOf(node: SyntaxNode): SyntaxNode {
+  let root = node;
+  while (root.parent) root = root.parent;
+  return root;
 }

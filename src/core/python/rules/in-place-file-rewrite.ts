@@ -7,6 +7,7 @@ import { PATH_OPENERS, readsPath } from './file-reads.ts';
 import { rebuiltFromIntactSource } from './rebuilt-from-source.ts';
 import { exportOfDatabaseReads } from './database-export.ts';
 import { targetKnownAbsent } from './absent-target-guard.ts';
+import { createsEmptyWhenAbsent } from './created-empty.ts';
 import { isStreamDescriptor } from './stream-descriptor.ts';
 import { isKernelPseudoFile } from './kernel-files.ts';
 import { bindingSites } from './exclusive-guards.ts';
@@ -106,6 +107,8 @@ export const inPlaceFileRewrite = defineRule({
           if (moves.some((move) => move.node.startIndex > effect.node.startIndex && movedPaths(move.node).source === path)) continue;
           if (rebuiltFromIntactSource(target.path, effect, fnNode, context.effects)) continue;
           if (exportOfDatabaseReads(effect, context)) continue;
+          // Reached only while the target is absent, and nothing written through it: it can only make an empty file (created-empty.ts).
+          if (!target.rewound && createsEmptyWhenAbsent(target.path, effect, fnNode, context.effects)) continue;
           // The function goes on only when the target is absent: the write creates a new file, no old contents to tear.
           if (!target.rewound && targetKnownAbsent(target.path, effect, fnNode, context.effects)) continue;
           if (!target.rewound && writesIntoFreshDirectory(target.path, effect, fnNode, context.effects)) continue;

@@ -1,0 +1,219 @@
+// An open in a writing mode that can only make an empty file: it is reached only while its path is absent
+// (absent-target-guard.ts, reachedOnlyWhenAbsent: after a test that leaves when the file exists, or inside
+// `if not os.path.exists(path):`), and nothing is written through its handle (a bare `open(path, 'w')`
+// statement, `open(path, 'w').close()`, a `with` block or a local handle only flushed, fsynced or closed).
+// No old contents exist to lose, and all a crash can leave is no file or the empty file the open means to
+// make, which a re-run's existence test then rightly takes as made: ranger's Tags.__init__ and load_settings,
+// deluge's create_auth_file, Quod Libet's RootPathFile.valid probe.
+// Both halves are needed. Writing nothing alone is not enough: an existing file emptied that way and refilled
+// by an append elsewhere loses its contents to a crash in between. Absence alone is not enough either: a new
+// file written with contents and torn by a crash passes the re-run's existence test as if whole (Quod Libet's
+// DownloadProgress skips a download whose file exists).
+// And a third: what the re-run's existence test then skips (all of the `if not exists(path)` body or arm, the rest of
+// the function after `if exists(path): return`, the loop body after a continue or break) does nothing but log, chmod,
+// chown, test or remove the path and close the handle (skippedDoesNothing): a crash between making the empty file and
+// filling it (a method, gpg, sqlite3, a header, the work a marker stands for) leaves an empty file the re-run's test
+// takes as made, never filled (review 26b).
+// Partial: a caller that fills the file after calling the function, itself behind an existence test, is not
+// followed (deluge's create_localclient_account writes the auth file create_auth_file made, and __load_auth_file
+// calls it only when the file is absent; deluge re-adds the missing account on load, so it heals). Nor is a
+// property's work (an attribute read is not a call here). A handle handed to anything (a
+// function, an attribute, a global, a return) counts as written; a write of the same path by a helper reached
+// through another spelling is not seen, nor another function's write between the test and the open in another
+// thread (a race, not a crash-safety question).
+import type { Effect, SyntaxNode } from '../model.ts';
+import { callParts } from '../body-walk.ts';
+import { PATH_OPENERS } from './file-reads.ts';
+import { reachedOnlyWhenAbsent, samePath, type SkippedOnRerun } from './absent-target-guard.ts';
+import { compactText, unparenthesized } from './syntax.ts';
+
+/** Openers that write a header or trailer of their own on close, with nothing written through them. */
+const HEADER_WRITING_OPENERS = new Set(['gzip.open', 'bz2.open', 'lzma.open', 'tarfile.open']);
+
+/** Calls on the handle that put no bytes in the file. */
+const QUIET_METHODS = new Set(['close', 'flush']);
+
+export function createsEmptyWhenAbsent(target: SyntaxNode, write: Effect, fnNode: SyntaxNode, effects: readonly Effect[]): boolean {
+  const openCall = write.node;
+  if (openCall.type !== 'call' || !write.mode?.includes('w')) return false;
+  const call = callParts(openCall);
+  const opened = PATH_OPENERS.has(call.callee) ? call.positional[0] : call.method === 'open' ? call.receiver : undefined;
+  if (!opened || opened.id !== target.id || HEADER_WRITING_OPENERS.has(call.callee)) return false;
+  const handle = writesNothingThrough(openCall, fnNode);
+  if (handle === false) return false;
+  // Another write of the same path in the function (an append after the open, say) may put contents in it.
+  const path = compactText(target);
+  if (effects.some((effect) => effect.kind === 'file-write' && effect.node.id !== openCall.id && namesPath(effect.node, path))) return false;
+  return reachedOnlyWhenAbsent(target, openCall, fnNode, effects, (skipped) => skippedDoesNothing(skipped, { openCall, target, handle, fnNode }));
+}
+
+/**
+ * Nothing is written through what `open(...)` returns: the call is a statement of its own, is closed at once, is
+ * the unnamed item of a `with`, or is bound (by `with ... as h` or `h = open(...)`) to a plain name whose every
+ * other mention in the function is `h.close()`, `h.flush()` or `os.fsync(h.fileno())` as a statement. Gives the
+ * handle's name (undefined when unnamed), or false.
+ */
+function writesNothingThrough(openCall: SyntaxNode, fnNode: SyntaxNode): string | undefined | false {
+  const parent = openCall.parent;
+  if (!parent) return false;
+  if (parent.type === 'expression_statement') return undefined;
+  if (parent.type === 'attribute' && parent.childForFieldName('attribute')?.text === 'close') {
+    const closing = parent.parent;
+    return closing?.type === 'call' && noArguments(closing) && closing.parent?.type === 'expression_statement' ? undefined : false;
+  }
+  if (parent.type === 'with_item') return undefined;
+  let handle: SyntaxNode | null = null;
+  if (parent.type === 'as_pattern' && parent.parent?.type === 'with_item') {
+    const alias = parent.childForFieldName('alias');
+    handle = alias?.type === 'as_pattern_target' ? (alias.namedChildren[0] ?? null) : alias;
+  } else if (parent.type === 'assignment' && parent.childForFieldName('right')?.id === openCall.id) {
+    handle = parent.childForFieldName('left');
+  }
+  if (handle?.type !== 'identifier') return false;
+  const name = handle.text;
+  const body = fnNode.childForFieldName('body');
+  if (!body) return false;
+  return body.descendantsOfType('identifier').every((mention) => mention.text !== name || mention.id === handle.id || quietUse(mention)) ? name : false;
+}
+
+/** `h.close()` or `h.flush()` as a statement, or `os.fsync(h.fileno())` as one. */
+function quietUse(mention: SyntaxNode): boolean {
+  const attribute = mention.parent;
+  if (attribute?.type !== 'attribute' || attribute.childForFieldName('object')?.id !== mention.id) return false;
+  const method = attribute.childForFieldName('attribute')?.text ?? '';
+  const call = attribute.parent;
+  if (call?.type !== 'call' || call.childForFieldName('function')?.id !== attribute.id || !noArguments(call)) return false;
+  if (QUIET_METHODS.has(method)) return call.parent?.type === 'expression_statement';
+  if (method !== 'fileno') return false;
+  const argumentList = call.parent;
+  const sync = argumentList?.parent;
+  return (
+    argumentList?.type === 'argument_list' &&
+    argumentList.namedChildren.length === 1 &&
+    sync?.type === 'call' &&
+    callParts(sync).callee === 'os.fsync' &&
+    sync.parent?.type === 'expression_statement'
+  );
+}
+
+function noArguments(call: SyntaxNode): boolean {
+  return (call.childForFieldName('arguments')?.namedChildren.filter((child) => child.type !== 'comment').length ?? 1) === 0;
+}
+
+/** A write call (or a helper's call carrying one) that is handed the path or called on it. */
+function namesPath(node: SyntaxNode, path: string): boolean {
+  const call = callParts(node);
+  return [call.receiver, ...call.positional, ...call.keywords.values()].some((argument) => argument !== undefined && compactText(unparenthesized(argument)) === path);
+}
+
+/** Logging calls: `LOG.debug(...)`, `logger.info(...)`, `logging.warning(...)`, `self._log.error(...)`. */
+const LOG_METHODS = new Set(['debug', 'info', 'warning', 'warn', 'error', 'exception', 'critical', 'log']);
+const LOGGER_NAME = /^_*(log|logger|logging)$/i;
+/** Calls that put nothing in the file nor anywhere a later run relies on, with the path as their first argument. */
+const PATH_ONLY_CALLS = new Set(['os.chmod', 'os.chown', 'os.remove', 'os.unlink']);
+const LITERALS = new Set(['true', 'false', 'none', 'integer', 'float', 'string']);
+
+interface Opened {
+  openCall: SyntaxNode;
+  target: SyntaxNode;
+  handle: string | undefined;
+  fnNode: SyntaxNode;
+}
+
+/**
+ * What the re-run's existence test skips does nothing a crash right after the open would leave undone for good: its
+ * calls are only os.chmod/os.chown/os.remove/os.unlink of the path, the existence test again, logging, and closing,
+ * flushing or fsyncing the handle (the call's path argument is not looked into); no other call (a method that fills
+ * the file, a subprocess, a library writing into it), no `with` of anything but the open, no raise, yield, del, global
+ * or assignment (but `h = open(...)` and a plain name set in an except clause, where the open failed); a return gives back what the re-run returns instead (the same name, not assigned
+ * after the test but in an except clause, or the same literal; a bare return or None only where the function returns
+ * nothing else anywhere): a caller told "created" may go on to fill the file.
+ */
+function skippedDoesNothing(skipped: SkippedOnRerun, opened: Opened): boolean {
+  const { container, from } = skipped;
+  const inside = (node: SyntaxNode): boolean => node.startIndex >= from && node.endIndex <= container.endIndex;
+  // The open itself, an existence test of the path, and the path handed to os.chmod and the like are not looked into.
+  const exempt: SyntaxNode[] = [opened.openCall];
+  const pathOnly = new Set<number>();
+  const calls = container.descendantsOfType('call').filter(inside);
+  for (const call of calls) {
+    const parts = callParts(call);
+    if (PATH_ONLY_CALLS.has(parts.callee) && parts.positional[0] && samePath(unparenthesized(parts.positional[0]), opened.target)) {
+      exempt.push(parts.positional[0]);
+      pathOnly.add(call.id);
+    } else if (skipped.testsPresence(call)) exempt.push(call);
+  }
+  const isExempt = (node: SyntaxNode): boolean => exempt.some((range) => node.startIndex >= range.startIndex && node.endIndex <= range.endIndex);
+  for (const call of calls) {
+    if (isExempt(call) || pathOnly.has(call.id) || allowedCall(call, opened)) continue;
+    return false;
+  }
+  const statements = container
+    .descendantsOfType(['raise_statement', 'yield', 'await', 'delete_statement', 'with_statement', 'assignment', 'augmented_assignment', 'named_expression', 'return_statement', 'global_statement', 'nonlocal_statement'])
+    .filter(inside);
+  for (const statement of statements) {
+    if (isExempt(statement)) continue;
+    if (statement.type === 'with_statement') {
+      if (statement.startIndex <= opened.openCall.startIndex && statement.endIndex >= opened.openCall.endIndex && withOnlyOpens(statement, opened.openCall)) continue;
+      return false;
+    }
+    // `h = open(...)`, or a name given a value where the open failed; no flag a later step may fill the file on.
+    if (statement.type === 'assignment' && statement.childForFieldName('left')?.type === 'identifier') {
+      if (statement.childForFieldName('right')?.id === opened.openCall.id || withinExcept(statement, container)) continue;
+    }
+    if (statement.type === 'return_statement') {
+      if (returnsWhatRerunReturns(statement, skipped, opened.fnNode)) continue;
+      return false;
+    }
+    return false;
+  }
+  return true;
+}
+
+function allowedCall(call: SyntaxNode, opened: Opened): boolean {
+  const parts = callParts(call);
+  if (LOG_METHODS.has(parts.method) && parts.receiver && LOGGER_NAME.test(compactText(parts.receiver).split('.').at(-1) ?? '')) return true;
+  if (opened.handle === undefined) return false;
+  const onHandle = parts.receiver?.type === 'identifier' && parts.receiver.text === opened.handle;
+  if (onHandle && ['close', 'flush', 'fileno'].includes(parts.method) && parts.positional.length === 0) return true;
+  if (parts.callee === 'os.fsync' && parts.positional.length === 1) {
+    const argument = callParts(unparenthesized(parts.positional[0]!));
+    return argument.method === 'fileno' && argument.receiver?.type === 'identifier' && argument.receiver.text === opened.handle;
+  }
+  return false;
+}
+
+/** A `with` whose only item is the open (perhaps `as` a name). */
+function withOnlyOpens(statement: SyntaxNode, openCall: SyntaxNode): boolean {
+  const items = statement.descendantsOfType('with_item').filter((item) => item.parent?.parent?.id === statement.id || item.parent?.id === statement.id);
+  return items.length === 1 && items[0]!.startIndex <= openCall.startIndex && items[0]!.endIndex >= openCall.endIndex;
+}
+
+/** A return in what the re-run skips gives back what the re-run returns instead. */
+function returnsWhatRerunReturns(statement: SyntaxNode, skipped: SkippedOnRerun, fnNode: SyntaxNode): boolean {
+  const valueText = (ret: SyntaxNode): string => {
+    const value = ret.namedChildren.find((child) => child.type !== 'comment');
+    return value === undefined || value.type === 'none' ? '' : compactText(value);
+  };
+  const value = statement.namedChildren.find((child) => child.type !== 'comment');
+  const text = valueText(statement);
+  if (text === '') {
+    if (skipped.presentReturns.length > 0) return skipped.presentReturns.every((ret) => valueText(ret) === '');
+    return fnNode.descendantsOfType('return_statement').every((ret) => valueText(ret) === '');
+  }
+  if (skipped.presentReturns.length === 0 || !skipped.presentReturns.every((ret) => valueText(ret) === text)) return false;
+  if (value && LITERALS.has(value.type)) return true;
+  if (value?.type !== 'identifier') return false;
+  // The same name, not given another value after the test but where the open failed (an except clause).
+  return fnNode.descendantsOfType(['assignment', 'augmented_assignment']).every((assignment) => {
+    const left = assignment.childForFieldName('left');
+    if (assignment.startIndex < skipped.after || !left?.descendantsOfType('identifier').some((name) => name.text === value.text) && left?.text !== value.text) return true;
+    for (let up = assignment.parent; up && up.id !== fnNode.id; up = up.parent) if (up.type === 'except_clause') return true;
+    return false;
+  });
+}
+
+function withinExcept(node: SyntaxNode, container: SyntaxNode): boolean {
+  for (let up = node.parent; up && up.id !== container.id; up = up.parent) if (up.type === 'except_clause') return true;
+  return false;
+}
