@@ -5,6 +5,9 @@ import type { Effect, SyntaxNode } from '../model.ts';
 import { insideWrapperTransaction } from '../wrapper-transaction.ts';
 import { insideCallerWrapper } from '../caller-wrapper.ts';
 import { schemaGuardedDdl } from './schema-guarded-ddl.ts';
+import { dropsListedTable, noRowsCarriedOver } from './listed-table-drop.ts';
+import { failureSwallowedDdl } from './failure-swallowed-ddl.ts';
+import { guardRegionCallsKnown, laterWritesIndependentOfGuard } from './guard-region.ts';
 
 export const ddlOutsideTransaction = defineRule({
   meta: {
@@ -33,10 +36,26 @@ export const ddlOutsideTransaction = defineRule({
         // by a read of the schema it changes): a crash leaves some done, the re-run does the rest, no data write is lost.
         const rerunCompletes = (effect: Effect): boolean => rerunSafeDdl(effect.sql?.text ?? '') || schemaGuardedDdl(effect, context.fn, context.module);
         if (facts.dmlWrites.length === 0 && facts.scripts.length === 0 && facts.ddl.every(rerunCompletes)) return;
+        const guarded = (effect: Effect): boolean => schemaGuardedDdl(effect, context.fn, context.module);
         const ddl = facts.ddl.find(
           (effect) =>
             // IF [NOT] EXISTS and TEMP objects: a re-run after a crash simply goes on.
             !rerunSafeDdl(effect.sql?.text ?? '') &&
+            // DROP TABLE of each table just listed from sqlite_master: the re-run lists again and drops only what is left;
+            // and no row read before the drops is written back after them (a crash would lose it).
+            !(dropsListedTable(effect, context.fn, context.module) && noRowsCarriedOver(effect, effects)) &&
+            // `try: <the DDL> except: pass`: applied again it fails, and the failure is ignored, as IF NOT EXISTS would.
+            !failureSwallowedDdl(effect, effects, fnNode) &&
+            // Guarded by a read of the schema it changes, every later write outside that guard and no call in the guard
+            // left unfollowed: the re-run skips the DDL and still makes the writes (gPodder's minidb: save() registers
+            // the class, then inserts), and none under a test computed from the schema read or the helper's result
+            // (`if created: seed`), which the re-run sees the other way.
+            !(
+              guarded(effect) &&
+              laterWritesOutsideGuard(effect, effects, fnNode, guarded) &&
+              guardRegionCallsKnown(effect, effects, context.fn, context.module) &&
+              laterWritesIndependentOfGuard(effect, effects, context.fn, guarded)
+            ) &&
             // `if name not in columns: add_column(name)`: the same guard, written in Python.
             !guardedByMissingCheck(effect.node, fnNode) &&
             !facts.opens.some((open) => open.node.startIndex <= effect.node.startIndex) &&
@@ -60,6 +79,25 @@ export const ddlOutsideTransaction = defineRule({
     };
   },
 });
+
+const GUARDS = new Set(['if_statement', 'for_statement', 'while_statement']);
+
+/**
+ * No database write after the guarded DDL can be skipped with it by the guard: in this function, none sits in an
+ * if/for/while around the DDL; through a helper, none comes through the same call of it (the helper's guard may hold it).
+ * Other guarded DDL does not count: the re-run is meant to skip it too.
+ */
+function laterWritesOutsideGuard(ddl: Effect, effects: readonly Effect[], fnNode: SyntaxNode, guarded: (effect: Effect) => boolean): boolean {
+  const at = effects.indexOf(ddl);
+  if (at < 0) return false;
+  const later = effects
+    .slice(at + 1)
+    .filter((effect) => ['db-write', 'db-ddl', 'db-script'].includes(effect.kind) && !(effect.kind === 'db-ddl' && guarded(effect)));
+  if (ddl.via) return later.every((effect) => effect.node.id !== ddl.node.id);
+  const guards: SyntaxNode[] = [];
+  for (let node = ddl.node.parent; node && node.id !== fnNode.id; node = node.parent) if (GUARDS.has(node.type)) guards.push(node);
+  return later.every((effect) => !guards.some((guard) => guard.startIndex <= effect.node.startIndex && effect.node.endIndex <= guard.endIndex));
+}
 
 /** `ALTER TABLE orders`: the first three words before any parenthesis, keywords upper-cased, placeholders kept. */
 function statementHead(sql: string): string {

@@ -1,3 +1,4 @@
+import type { Effect } from '../model.ts';
 import { statementKind } from '../sql.ts';
 import { knownWrite, pendingWritesBefore, rerunSafeDdl, scriptStatements, transactionFacts } from './facts.ts';
 import { defineRule } from './rule.ts';
@@ -26,7 +27,7 @@ export const executescriptCommitsFirst = defineRule({
         const facts = transactionFacts(context);
         for (const script of facts.scripts) {
           const index = context.effects.indexOf(script);
-          const pending = pendingWritesBefore(context, index).filter(
+          const pending = heldByTransaction(pendingWritesBefore(context, index), context.effects).filter(
             (write) => knownWrite(write) && !mutuallyExclusive(write.node, script.node, fnNode),
           );
           if (pending.length > 0) {
@@ -53,6 +54,21 @@ export const executescriptCommitsFirst = defineRule({
     };
   },
 });
+
+/**
+ * The pending writes a transaction really holds. sqlite3 opens no transaction before DDL (Python 3.6+; older versions
+ * committed before it), so CREATE/ALTER/DROP with no INSERT/UPDATE/DELETE (or unresolved SQL) before it and no BEGIN
+ * open was saved on its own, and there is nothing of it for the script to commit (zim's DROP TABLEs before its
+ * schema script). With Python 3.12's `autocommit=False` a transaction is always open, but executescript then commits
+ * nothing first either. DDL after such a write joins its transaction and is kept.
+ */
+function heldByTransaction(pending: readonly Effect[], effects: readonly Effect[]): Effect[] {
+  let dmlBefore = false;
+  return pending.filter((write) => {
+    if (write.kind === 'db-write') dmlBefore = true;
+    return write.kind !== 'db-ddl' || dmlBefore || openTransactionBefore(effects, effects.indexOf(write));
+  });
+}
 
 /** A BEGIN or SAVEPOINT before `index` that no commit or rollback has closed. */
 function openTransactionBefore(effects: readonly { kind: string }[], index: number): boolean {

@@ -83,8 +83,54 @@ testRule(executescriptCommitsFirst, {
                 con.executescript("CREATE TABLE test(foo); INSERT INTO test(foo) VALUES (5);")
       `,
     },
+    {
+      name: 'DROP TABLEs before a script that begins: DDL opens no transaction, so the script commits nothing of theirs',
+      code: `
+        def rebuild(conn, tables):
+            for table in tables:
+                conn.execute('DROP TABLE %s' % table)
+            conn.executescript("BEGIN; CREATE TABLE meta (key TEXT); INSERT INTO meta VALUES ('v1'); COMMIT;")
+      `,
+    },
   ],
   invalid: [
+    {
+      name: 'an INSERT, then DDL, then the script: the INSERT opened the transaction that holds both, and the script commits them',
+      code: `
+        def rebuild(conn):
+            conn.execute("INSERT INTO log (event) VALUES ('rebuild')")
+            conn.execute("DROP TABLE cache")
+            conn.executescript("BEGIN; CREATE TABLE cache (key TEXT); COMMIT;")
+      `,
+      errors: [{ messageId: 'pendingWritesCommitted', line: 4 }],
+    },
+    {
+      name: 'BEGIN, then DDL, then the script: the DDL is held by the open transaction, which the script commits',
+      code: `
+        def rebuild(conn):
+            conn.execute("BEGIN")
+            conn.execute("DROP TABLE cache")
+            conn.executescript("BEGIN; CREATE TABLE cache (key TEXT); COMMIT;")
+      `,
+      errors: [{ messageId: 'pendingWritesCommitted', line: 4 }],
+    },
+    {
+      name: "zim's _db_init: DROP TABLEs (saved on their own), then a script of three writes with no BEGIN: the script's own writes are what is said",
+      code: `
+        class Index:
+            def _db_init(self):
+                tables = [r[0] for r in self._db.execute('SELECT name FROM sqlite_master WHERE type="table"')]
+                for table in tables:
+                    self._db.execute('DROP TABLE %s' % table)
+                self._db.executescript('''
+                    CREATE TABLE zim_index (key TEXT, value TEXT);
+                    INSERT INTO zim_index VALUES ('db_version', '1');
+                    INSERT INTO zim_index VALUES ('db_sortkey_format', '2');
+                ''')
+                self._db.commit()
+      `,
+      errors: [{ messageId: 'scriptWithoutBegin', line: 6 }],
+    },
     {
       name: 'pending writes committed by the script',
       code: `

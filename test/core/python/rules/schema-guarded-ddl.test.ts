@@ -126,6 +126,18 @@ testRule(ddlOutsideTransaction, {
   valid: [
     { name: 'minidb: PRAGMA table_info read first, ALTER only per missing column, CREATE only when the read found no row', code: minidb() },
     {
+      name: 'guarded CREATE, then inserts under a loop over a parameter (nothing the re-run reads differently)',
+      code: `
+        def save_all(conn, items):
+            rows = conn.execute("PRAGMA table_info(items)").fetchall()
+            if not rows:
+                conn.execute("CREATE TABLE items (name TEXT)")
+            for item in items:
+                conn.execute("INSERT INTO items VALUES (?)", (item,))
+            conn.commit()
+      `,
+    },
+    {
       name: 'one function: the column names read by PRAGMA, ALTER only under `if name not in cols:`',
       code: `
         def add_columns(conn, wanted):
@@ -134,6 +146,22 @@ testRule(ddlOutsideTransaction, {
                 if name not in cols:
                     conn.execute(f"ALTER TABLE items ADD COLUMN {name} TEXT")
             conn.execute("CREATE INDEX IF NOT EXISTS items_a ON items (a)")
+      `,
+    },
+    {
+      name: "gpodder's embedded minidb: save registers the class (guarded ALTER/CREATE in _register), then inserts outside the guard: the re-run skips the DDL and still inserts",
+      code: gpodderMinidb(),
+    },
+    {
+      name: 'one function: guarded ALTERs, then an INSERT after the loop and its guard',
+      code: `
+        def add_columns(conn, wanted, row):
+            cols = [row[1] for row in conn.execute("PRAGMA table_info(items)").fetchall()]
+            for name in wanted:
+                if name not in cols:
+                    conn.execute(f"ALTER TABLE items ADD COLUMN {name} TEXT")
+            conn.execute("INSERT INTO items (a) VALUES (?)", (row,))
+            conn.commit()
       `,
     },
     {
@@ -150,9 +178,158 @@ testRule(ddlOutsideTransaction, {
   ],
   invalid: [
     {
-      name: "gpodder's embedded minidb: _register (table a local bound once) and load, which writes nothing else, pass; save's INSERT after the call stays reported (the guard is not taken next to other writes)",
-      code: gpodderMinidb(),
-      errors: [{ messageId: 'ddlNoTransaction', line: GPODDER_SAVE_REGISTER }],
+      name: 'review 26b c4a: a later loop over the guard-derived `missing` list backfills (the re-run finds nothing missing and skips it)',
+      code: `
+        NEW_COLUMNS = {'rating': '0', 'source': "'local'"}
+
+        def upgrade(conn):
+            cols = [row[1] for row in conn.execute("PRAGMA table_info(items)").fetchall()]
+            missing = [name for name in NEW_COLUMNS if name not in cols]
+            for name in missing:
+                conn.execute(f"ALTER TABLE items ADD COLUMN {name} TEXT")
+            for name in missing:
+                conn.execute(f"UPDATE items SET {name} = {NEW_COLUMNS[name]}")
+            conn.commit()
+      `,
+      errors: [{ messageId: 'ddlNoTransaction', line: 7 }],
+    },
+    {
+      name: 'review 26b c4b: a second `if not rows:` seeds the table (the re-run reads rows and skips the seed)',
+      code: `
+        DEFAULTS = [('theme', 'light'), ('autosave', '1')]
+
+        def ensure_settings(conn):
+            rows = conn.execute("PRAGMA table_info(settings)").fetchall()
+            if not rows:
+                conn.execute("CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT)")
+            if not rows:
+                conn.executemany("INSERT INTO settings VALUES (?, ?)", DEFAULTS)
+            conn.commit()
+      `,
+      errors: [{ messageId: 'ddlNoTransaction', line: 6 }],
+    },
+    {
+      name: 'near miss: `if rows: return` after the guarded CREATE, then the seed (the seed runs only on the first run)',
+      code: `
+        def ensure_settings(conn):
+            rows = conn.execute("PRAGMA table_info(settings)").fetchall()
+            if not rows:
+                conn.execute("CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT)")
+            if rows:
+                return
+            conn.execute("INSERT INTO settings VALUES ('theme', 'light')")
+            conn.commit()
+      `,
+      errors: [{ messageId: 'ddlNoTransaction', line: 4 }],
+    },
+    {
+      name: "review 26b c4c: the caller's seed is conditional on the helper's returned `created` flag",
+      code: `
+        import sqlite3
+
+        class Store:
+            def __init__(self, filename):
+                self.db = sqlite3.connect(filename)
+
+            def _ensure_table(self, table, columns):
+                rows = self.db.execute('PRAGMA table_info(%s)' % table).fetchall()
+                if not rows:
+                    self.db.execute('CREATE TABLE %s (%s)' % (table, ', '.join('%s TEXT' % c for c in columns)))
+                    return True
+                return False
+
+            def open_counters(self):
+                created = self._ensure_table('counters', ['name', 'value'])
+                if created:
+                    self.db.execute("INSERT INTO counters VALUES ('next_id', '1')")
+                self.db.commit()
+      `,
+      errors: [{ messageId: 'ddlNoTransaction', line: 15 }],
+    },
+    {
+      name: "near miss: the helper's result tested inline (`if self._ensure_table(...):`), the seed under it",
+      code: `
+        class Store:
+            def _ensure_table(self, table):
+                rows = self.db.execute('PRAGMA table_info(%s)' % table).fetchall()
+                if not rows:
+                    self.db.execute('CREATE TABLE %s (name TEXT, value TEXT)' % table)
+                    return True
+                return False
+
+            def open_counters(self):
+                if self._ensure_table('counters'):
+                    self.db.execute("INSERT INTO counters VALUES ('next_id', '1')")
+                self.db.commit()
+      `,
+      errors: [{ messageId: 'ddlNoTransaction', line: 10 }],
+    },
+    {
+      name: 'near miss: guarded ALTERs, then a backfill inside the same guard in this function (the re-run skips both)',
+      code: `
+        def add_columns(conn, wanted):
+            cols = [row[1] for row in conn.execute("PRAGMA table_info(items)").fetchall()]
+            for name in wanted:
+                if name not in cols:
+                    conn.execute(f"ALTER TABLE items ADD COLUMN {name} TEXT")
+                    conn.execute(f"UPDATE items SET {name} = ''")
+            conn.commit()
+      `,
+      errors: [{ messageId: 'ddlNoTransaction', line: 5 }],
+    },
+    {
+      name: 'near miss: a call the reader does not follow inside the guard (it may write, and the re-run skips it with the ALTER)',
+      code: `
+        from backfills import fill
+
+        def add_columns(conn, wanted):
+            cols = [row[1] for row in conn.execute("PRAGMA table_info(items)").fetchall()]
+            for name in wanted:
+                if name not in cols:
+                    conn.execute(f"ALTER TABLE items ADD COLUMN {name} TEXT")
+                    fill(conn, name)
+            conn.execute("INSERT INTO log VALUES ('columns')")
+            conn.commit()
+      `,
+      errors: [{ messageId: 'ddlNoTransaction', line: 7 }],
+    },
+    {
+      name: "near miss: gPodder's minidb shape with a call on another object inside the helper's guard",
+      code: `
+        import sqlite3
+
+        class Store(object):
+            def __init__(self, filename=':memory:'):
+                self.db = sqlite3.connect(filename)
+
+            def _register(self, table, slots):
+                available = self.db.execute('PRAGMA table_info(%s)' % table).fetchall()
+                if available:
+                    available = [row[1] for row in available]
+                    missing_slots = (s for s in slots if s not in available)
+                    for slot in missing_slots:
+                        self.db.execute('ALTER TABLE %s ADD COLUMN %s TEXT' % (table, slot))
+                        self.hooks.column_added(table, slot)
+
+            def save(self, table, slots, values):
+                self._register(table, slots)
+                self.db.execute('INSERT INTO %s VALUES (?)' % table, values)
+      `,
+      errors: [{ messageId: 'ddlNoTransaction', line: 17 }],
+    },
+    {
+      name: 'near miss: guarded ALTER, then an unguarded CREATE TABLE and an INSERT (the CREATE trips on the re-run)',
+      code: `
+        def add_columns(conn, wanted):
+            cols = [row[1] for row in conn.execute("PRAGMA table_info(items)").fetchall()]
+            for name in wanted:
+                if name not in cols:
+                    conn.execute(f"ALTER TABLE items ADD COLUMN {name} TEXT")
+            conn.execute("CREATE TABLE audit (id INTEGER)")
+            conn.execute("INSERT INTO audit VALUES (1)")
+            conn.commit()
+      `,
+      errors: [{ messageId: 'ddlNoTransaction', line: 6 }],
     },
     {
       name: 'near miss: the table name bound again after the read (the ALTER names another table than the one read)',
