@@ -44,6 +44,12 @@ export const configSchema = z
       .default('unsafe')
       .describe('The check fails when a touched function is this class or worse; never: it never fails'),
     drafts: z.boolean().default(false).describe('Review draft pull requests too'),
+    assume_autocommit: z
+      .enum(['when-evident', 'unless-proven'])
+      .default('when-evident')
+      .describe(
+        'When the rules on sqlite3\'s default mode (commit-without-begin, writes-rely-on-implicit-transaction, with-conn-opens-no-transaction) speak, read with the whole repository: when-evident, where the repository asks for autocommit (isolation_level=None, autocommit=...) or takes the connection from outside (a parameter no repository code passes, Django, SQLAlchemy, ...); unless-proven, wherever the connection is not proven opened by the repository in the default mode',
+      ),
     max_inline_comments: z.number().int().min(0).max(30).default(30),
     harness: z
       .object({

@@ -71,7 +71,15 @@ export interface RepoIndex {
   moduleByDotted: Map<string, string[]>;
   /** Every Python file of the repository in scope was given (not a bounded or partial read): repository-wide proofs need it. */
   complete?: boolean;
+  /**
+   * When the default-mode rules take a connection for possibly autocommit, in a complete index: only on evidence the
+   * repository shows (absent: autocommit-evidence.ts), or unless proven otherwise (`unless-proven`).
+   */
+  assumeAutocommit?: AssumeAutocommit;
 }
+
+/** `when-evident` (the default): the repository names autocommit, or the connection comes from outside it. `unless-proven`: any connection not proven default-mode. */
+export type AssumeAutocommit = 'when-evident' | 'unless-proven';
 
 export interface Snippet {
   path: string;
@@ -171,6 +179,7 @@ export interface BuildOptions {
   releaseCalls?: boolean;
   /** The inputs are every Python file of the repository in scope (RepoIndex.complete). */
   complete?: boolean;
+  assumeAutocommit?: AssumeAutocommit;
 }
 
 const indexOfModule = new WeakMap<PyModule, RepoIndex>();
@@ -185,7 +194,7 @@ export function repoIndexOf(module: PyModule): RepoIndex | undefined {
 
 /** Builds the index; pass PyModules to keep them for cross-file helper effects, or summaries to save memory. */
 export function buildRepoIndex(inputs: readonly (PyModule | ModuleSummary)[], options: BuildOptions = {}): RepoIndex {
-  const index: RepoIndex = { summaries: new Map(), modules: new Map(), edges: [], methodsByName: new Map(), moduleByDotted: new Map(), ...(options.complete ? { complete: true } : {}) };
+  const index: RepoIndex = { summaries: new Map(), modules: new Map(), edges: [], methodsByName: new Map(), moduleByDotted: new Map(), ...(options.complete ? { complete: true } : {}), ...(options.assumeAutocommit === 'unless-proven' ? { assumeAutocommit: options.assumeAutocommit } : {}) };
   for (const input of inputs) {
     const summary = 'tree' in input ? summarizeModule(input) : input;
     if ('tree' in input) {

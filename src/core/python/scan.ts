@@ -4,7 +4,7 @@ import type { Effect, FunctionReport, PyFunction, PyModule } from './model.ts';
 import picomatch from 'picomatch';
 import { DEFAULT_EXCLUDE } from '../config/schema.ts';
 import { analyzeModule } from './analyze.ts';
-import { buildRepoIndex, type RepoIndex } from './callgraph.ts';
+import { buildRepoIndex, type AssumeAutocommit, type RepoIndex } from './callgraph.ts';
 import { parseUnifiedDiff, touchedFunctions, type FileChange, type FileStatus } from './diff.ts';
 import { listFunctions } from './functions.ts';
 
@@ -36,11 +36,13 @@ export interface ScanOptions {
    * on purpose is scanned.
    */
   exclude?: readonly string[];
+  /** When the default-mode rules take a connection for possibly autocommit (RepoIndex.assumeAutocommit). */
+  assumeAutocommit?: AssumeAutocommit;
 }
 
 /** `diff` (unified diff text) limits the scan to the Python functions it touches; paths in it are relative to the same root as the modules'. */
 export function scanRepository(modules: readonly PyModule[], diff?: string, options: ScanOptions = {}): ScanResult {
-  const index = buildRepoIndex(modules, { complete: true });
+  const index = buildRepoIndex(modules, { complete: true, ...(options.assumeAutocommit ? { assumeAutocommit: options.assumeAutocommit } : {}) });
   const excluded = modules.length > 1 ? excludedBy(options.exclude ?? DEFAULT_EXCLUDE) : () => false;
   if (diff === undefined) {
     return { index, files: modules.filter((m) => !excluded(m.path)).map((module) => scannedFile(module, analyzeModule(module, index))) };

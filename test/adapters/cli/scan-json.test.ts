@@ -38,4 +38,14 @@ describe('crashprobe scan --json FILE', () => {
     expect(missing.stderr).toMatch(/give the folder or \.py file to scan/);
     expect(existsSync(join(dir, 'out.json'))).toBe(false);
   }, 30_000);
+
+  it('takes --assume-autocommit: when-evident by default, unless-proven on request, and names a wrong value', () => {
+    const registry = join(import.meta.dirname, '../../fixtures/repository-default-mode/must-report/a-P2');
+    const rules = (result: ReturnType<typeof scan>) => scanJsonSchema.parse(JSON.parse(result.stdout)).files.flatMap((f) => f.functions.flatMap((fn) => fn.findings.map((x) => x.ruleId)));
+    expect(rules(scan(registry, '--json'))).not.toContain('commit-without-begin');
+    expect(rules(scan(registry, '--json', '--assume-autocommit', 'unless-proven'))).toContain('commit-without-begin');
+    const wrong = scan(registry, '--assume-autocommit', 'never');
+    expect(wrong.status).toBe(2);
+    expect(wrong.stderr).toMatch(/--assume-autocommit never: give when-evident or unless-proven/);
+  }, 60_000);
 });

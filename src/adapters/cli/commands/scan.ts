@@ -6,6 +6,7 @@ import { availableParallelism } from 'node:os';
 import { workerPool } from '../../../core/python/scan-pool.ts';
 import { scanJson, scanText } from '../../../core/python/scan-report.ts';
 import { scanRepository } from '../../../core/python/scan.ts';
+import type { AssumeAutocommit } from '../../../core/python/callgraph.ts';
 import { scanSources } from '../../../core/python/scan-sources.ts';
 import { parsedTree, readPythonSources } from '../python-tree.ts';
 
@@ -15,6 +16,7 @@ interface ScanFlags {
   /** true: JSON on standard output; a file name: the text report on standard output and the JSON written there (as `crash --json FILE`). */
   json?: boolean | string;
   all?: boolean;
+  assumeAutocommit?: string;
 }
 
 export function registerScan(program: Command): void {
@@ -26,6 +28,7 @@ export function registerScan(program: Command): void {
     .option('--base <ref>', 'analyse the functions changed since this git ref (runs `git diff --relative <ref>` in <path>)')
     .option('--json [file]', 'print JSON instead of text; with FILE, write the JSON there and print the text')
     .option('--all', 'text output: list functions that write nothing too')
+    .option('--assume-autocommit <when>', 'when-evident (default): the default-mode rules speak where the repository asks for autocommit or takes the connection from outside; unless-proven: wherever the connection is not proven opened in the default mode')
     .action(async (given: string | undefined, flags: ScanFlags) => {
       try {
         const [target, json] = resolveJsonFlag(given, flags.json);
@@ -73,8 +76,13 @@ async function scanTarget(target: string, flags: ScanFlags) {
   const sources = await readPythonSources(target);
   const diff = flags.diff !== undefined ? await readDiff(flags.diff) : flags.base !== undefined ? await gitDiff(sources.root, flags.base) : undefined;
   const threads = Math.min(availableParallelism(), Math.floor(sources.sources.length / FILES_WORTH_A_THREAD));
-  if (threads < 2) return { root: sources.root, diff, files: scanRepository(parsedTree(sources).modules, diff).files };
+  if (threads < 2) return { root: sources.root, diff, files: scanRepository(parsedTree(sources).modules, diff, { assumeAutocommit: assumeAutocommitFlag(flags.assumeAutocommit) }).files };
   return { root: sources.root, diff, files: (await scanSources(sources.sources, diff, { scanner: workerPool(threads) })).files };
+}
+
+function assumeAutocommitFlag(value: string | undefined): AssumeAutocommit {
+  if (value === undefined || value === 'when-evident' || value === 'unless-proven') return value ?? 'when-evident';
+  throw new Error(`--assume-autocommit ${value}: give when-evident or unless-proven`);
 }
 
 async function readDiff(file: string): Promise<string> {

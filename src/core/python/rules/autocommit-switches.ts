@@ -19,7 +19,7 @@
 import type { PyModule, SyntaxNode } from '../model.ts';
 import type { RepoIndex } from '../callgraph.ts';
 import { callParts } from '../body-walk.ts';
-import { attributeAssignments } from '../attribute-assignments.ts';
+import { attributeAssignments, type AttributeAssignment } from '../attribute-assignments.ts';
 import { importBindings } from '../imports.ts';
 import { memoizePer } from '../memo.ts';
 import { unparenthesized } from './syntax.ts';
@@ -65,6 +65,14 @@ export interface AutocommitSwitches {
   opensConnections: boolean;
   /** `path:line: what`, in module order; empty when no code can make a connection autocommit. */
   switches: string[];
+  /**
+   * The switches that name the mode and give it a value that may mean autocommit, and stay: `isolation_level=None`,
+   * `autocommit=flag`, `.isolation_level = None` not restored at once, a literal setattr of the mode, a fourth
+   * positional argument. The others only hide what the mode is (a factory, `**kwargs` not followed, a computed
+   * setattr, the constructor taken as a value) or restore it (`None` around one VACUUM); autocommit-evidence.ts
+   * asks for these alone.
+   */
+  evident: string[];
 }
 
 /** Undefined unless the index holds every module of the repository with its tree: else nothing can be said of the repository. */
@@ -76,11 +84,12 @@ export function autocommitSwitches(index: RepoIndex): AutocommitSwitches | undef
 const switchesOf = memoizePer((index: RepoIndex): AutocommitSwitches => {
   const modules = [...index.modules.values()];
   const spelled = modules.some(spellsModeName);
-  const answer: AutocommitSwitches = { opensConnections: false, switches: [] };
+  const answer: AutocommitSwitches = { opensConnections: false, switches: [], evident: [] };
   for (const module of modules) {
     const found = moduleSwitches(module, index, spelled);
     answer.opensConnections ||= found.opensConnections;
     answer.switches.push(...found.switches);
+    answer.evident.push(...found.evident);
   }
   return answer;
 });
@@ -91,8 +100,11 @@ const spellsModeName = memoizePer((module: PyModule): boolean => /isolation|auto
 function moduleSwitches(module: PyModule, index: RepoIndex, spelled: boolean): AutocommitSwitches {
   const constructors = sqliteConstructors(module);
   const switches: string[] = [];
-  const at = (node: SyntaxNode, what: string): void => {
-    switches.push(`${module.path}:${node.startPosition.row + 1}: ${what}`);
+  const evident: string[] = [];
+  const at = (node: SyntaxNode, what: string, named = false): void => {
+    const entry = `${module.path}:${node.startPosition.row + 1}: ${what}`;
+    switches.push(entry);
+    if (named) evident.push(entry);
   };
   let opensConnections = false;
   // Each walk of a large tree costs: walk only modules whose text can hold what it looks for.
@@ -105,19 +117,22 @@ function moduleSwitches(module: PyModule, index: RepoIndex, spelled: boolean): A
       const literal = name?.type === 'string' && name.descendantsOfType('interpolation').length === 0;
       if (!literal) {
         if (spelled) at(call, 'setattr with a computed name, in a repository where a string spells the mode');
-      } else if (MODE_NAMES.some((mode) => name.text.includes(mode)) && !keepsTransactions(value)) at(call, 'setattr of the mode');
+      } else if (MODE_NAMES.some((mode) => name.text.includes(mode)) && !keepsTransactions(value)) at(call, 'setattr of the mode', true);
       continue;
     }
     for (const mode of MODE_NAMES) {
       const value = parts.keywords.get(mode);
-      if (value && !keepsTransactions(value)) at(call, `${parts.callee}(${mode}=${value.text.slice(0, 40)})`);
+      if (value && !keepsTransactions(value)) at(call, `${parts.callee}(${mode}=${value.text.slice(0, 40)})`, true);
     }
+    // `options.setdefault('isolation_level', None)`, `partial(setattr, conn, 'autocommit', True)`: the mode named, then its value.
+    const named = parts.positional.findIndex((argument) => spellsMode(argument));
+    if (named >= 0 && parts.positional[named + 1] !== undefined && !keepsTransactions(parts.positional[named + 1])) at(call, `${parts.callee}(${parts.positional[named]!.text}, ${parts.positional[named + 1]!.text.slice(0, 40)})`, true);
     // Checked under any spelling that may be sqlite3's (a star import, a name bound elsewhere); traced only under a proven one.
     if (!constructors.has(parts.callee) && !/(^|\.)(sqlite3?|dbapi2)\.(connect|Connection)$/.test(parts.callee)) continue;
     opensConnections = true;
     if (parts.keywords.has('factory')) at(call, `${parts.callee}(factory=...)`);
     if (parts.positional.some((argument) => argument.type === 'list_splat')) at(call, `${parts.callee}(*args)`);
-    else if (parts.positional.length > 3) at(call, `${parts.callee} with a fourth positional argument (isolation_level)`);
+    else if (parts.positional.length > 3) at(call, `${parts.callee} with a fourth positional argument (isolation_level)`, true);
     if (parts.positional.some((argument) => argument.type === 'dictionary_splat')) {
       const refused = forwardedKeywords(call, module, index);
       if (refused) at(call, `${parts.callee}(**kwargs): ${refused}`);
@@ -129,13 +144,33 @@ function moduleSwitches(module: PyModule, index: RepoIndex, spelled: boolean): A
   for (const mode of text.includes('isolation_level') || text.includes('autocommit') ? MODE_NAMES : []) {
     const plain = new Set<number>();
     for (const assignment of attributeAssignments(module).whole.get(mode) ?? []) {
-      if (assignment.augmented || assignment.position !== undefined || !keepsTransactions(assignment.value)) at(assignment.target, `.${mode} = ${assignment.value.text.slice(0, 40)}`);
-      else plain.add(assignment.target.id);
+      plain.add(assignment.target.id);
+      if (assignment.augmented || assignment.position !== undefined || !keepsTransactions(assignment.value)) {
+        const toggle = restoredAtOnce(assignment);
+        at(assignment.target, `.${mode} = ${assignment.value.text.slice(0, 40)}${toggle ? ', restored after one statement' : ''}`, !toggle);
+      }
     }
     // Any other use than a read or a plain keeping assignment: `for c.isolation_level in ...`, `[c.autocommit] = ...`,
     // `with ... as c.isolation_level`, `type(c).isolation_level.__set__(c, None)`.
     for (const use of attributesByName(module).get(mode) ?? []) {
-      if (!plain.has(use.id) && storedOrReached(use)) at(use, `.${mode} set or reached in another way`);
+      if (!plain.has(use.id) && storedOrReached(use)) at(use, `.${mode} set or reached in another way`, bindingStatement(use) !== undefined);
+    }
+  }
+  // `{'isolation_level': None}` for `**options`, `options['autocommit'] = True`.
+  if (/isolation_level|autocommit/.test(text)) {
+    for (const pair of module.tree.rootNode.descendantsOfType('pair')) {
+      const key = pair.childForFieldName('key');
+      if (key && spellsMode(key) && !keepsTransactions(pair.childForFieldName('value'))) at(pair, `{${key.text}: ${pair.childForFieldName('value')?.text.slice(0, 40)}}`, true);
+    }
+    // `def configure(conn, isolation_level=None)`: a parameter of the mode's name, autocommit by default.
+    for (const parameter of module.tree.rootNode.descendantsOfType(['default_parameter', 'typed_default_parameter'])) {
+      const name = parameter.childForFieldName('name')?.text;
+      if (MODE_NAMES.some((mode) => mode === name) && !keepsTransactions(parameter.childForFieldName('value'))) at(parameter, `parameter ${parameter.text.slice(0, 40)}`, true);
+    }
+    for (const assignment of module.tree.rootNode.descendantsOfType('assignment')) {
+      const left = assignment.childForFieldName('left');
+      const key = left?.type === 'subscript' ? left.childForFieldName('subscript') : undefined;
+      if (key && spellsMode(key) && !keepsTransactions(assignment.childForFieldName('right'))) at(assignment, `[${key.text}] = ${assignment.childForFieldName('right')?.text.slice(0, 40)}`, true);
     }
   }
   // `getattr(builtins, 'setattr')(...)`, a descriptor's `__set__` called by hand.
@@ -149,7 +184,30 @@ function moduleSwitches(module: PyModule, index: RepoIndex, spelled: boolean): A
     if (use.parent?.type === 'function_definition') continue;
     at(use, `${use.text} taken as a value`);
   }
-  return { opensConnections, switches };
+  return { opensConnections, switches, evident };
+}
+
+/**
+ * `c.isolation_level = None`, one statement that is not a write (`c.execute('VACUUM')`), then the same target given
+ * a mode that keeps transactions (gPodder's and lollypop's VACUUM). A raise in between leaves `c` autocommit (a
+ * switch for the proof), but no write of the repository runs in the window it opens.
+ */
+function restoredAtOnce(assignment: AttributeAssignment): boolean {
+  const statement = assignment.value.parent?.parent;
+  if (assignment.augmented || assignment.position !== undefined || assignment.value.type !== 'none' || statement?.type !== 'expression_statement') return false;
+  const between = statement.nextNamedSibling;
+  const restore = between?.nextNamedSibling;
+  if (between?.type !== 'expression_statement' || restore?.type !== 'expression_statement') return false;
+  const call = between.namedChildren[0];
+  const sql = call?.type === 'call' ? callParts(call).positional[0] : undefined;
+  if (call?.type !== 'call' || callParts(call).method !== 'execute' || sql?.type !== 'string' || !/^[rRuU]*['"]+\s*(VACUUM|PRAGMA|ANALYZE)\b/i.test(sql.text)) return false;
+  const again = restore.namedChildren[0];
+  return again?.type === 'assignment' && again.childForFieldName('left')?.text === assignment.target.text && keepsTransactions(again.childForFieldName('right'));
+}
+
+/** A string literal that is exactly a mode attribute's name. */
+function spellsMode(node: SyntaxNode): boolean {
+  return node.type === 'string' && /^[rRuU]?(['"]{1,3})(isolation_level|autocommit)\1$/.test(node.text);
 }
 
 /** The constructor's name called, or only named: an annotation, `cast(sqlite3.Connection, x)`, `isinstance`, an import. */

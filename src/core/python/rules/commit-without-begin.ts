@@ -1,5 +1,4 @@
-import { describeWrites, driverOf, onlyRerunSafeDdl, pendingWritesBefore, repeats, setsAutocommitFor, severalWrites, transactionFacts } from './facts.ts';
-import type { Effect } from '../model.ts';
+import { describeWrites, driverOf, oneRepeatedDelete, onlyRerunSafeDdl, pendingWritesBefore, setsAutocommitFor, severalWrites, transactionFacts } from './facts.ts';
 import { defineRule } from './rule.ts';
 import { callParts } from '../body-walk.ts';
 import { commitOnOwnDefaultModeConnection } from './default-mode-connection.ts';
@@ -43,19 +42,3 @@ export const commitWithoutBegin = defineRule({
     };
   },
 });
-
-/**
- * `CREATE ... IF NOT EXISTS` and the like, and nothing else: a crash between them leaves some made, and the
- * re-run makes the rest whatever the mode (sqlite3 opens no implicit transaction for DDL, so its default
- * mode would not hold them together either).
- */
-/**
- * One DELETE statement run again and again (requests-cache's `bulk_delete`, a chunk of keys per run):
- * a crash between runs leaves some of the rows gone from that one table, and the re-run deletes the
- * rest. Nothing half done across tables, nothing applied twice; several statements keep the finding.
- */
-function oneRepeatedDelete(writes: readonly Effect[]): boolean {
-  const [write] = writes;
-  return writes.length === 1 && write !== undefined && repeats(write) && write.sql?.kind === 'write' && /^\s*delete\b/i.test(write.sql.text ?? '');
-}
-

@@ -14,7 +14,9 @@
 // check alike. Anything not traced (a public function's parameter, another module, a global, a value the reader
 // cannot follow) is not provable here; scanned with its repository, the repository-wide proof is tried next
 // (repository-connections.ts: every module of the repository opens its connections in the default mode and none
-// can switch one, autocommit-switches.ts), else the rules keep speaking.
+// can switch one, autocommit-switches.ts), and then, unless the config asks for `unless-proven`, whether the
+// repository shows any evidence of autocommit for the connection (autocommit-evidence.ts); else the rules keep
+// speaking.
 import type { Effect, PyFunction, PyModule, SyntaxNode } from '../model.ts';
 import type { RuleContext } from './rule.ts';
 import { callParts, type CallParts } from '../body-walk.ts';
@@ -33,6 +35,7 @@ import { importBindings } from '../imports.ts';
 import { boundOutsideImports, singleAssignment } from './single-binding.ts';
 import { keepsTransactions } from './autocommit-switches.ts';
 import { onRepositoryDefaultConnection } from './repository-connections.ts';
+import { noAutocommitEvidence } from './autocommit-evidence.ts';
 
 /** A guard against cycles (a function returning its own call): how many steps a connection is followed through; buku needs 7. */
 const MAX_DEPTH = 12;
@@ -41,7 +44,7 @@ const MAX_DEPTH = 12;
 export function onOwnDefaultModeConnection(context: Pick<RuleContext, 'module' | 'fn'>, effect: Effect): boolean {
   const { module, fn } = context;
   if (driverOf(module, fn).kind !== 'sqlite3' || !opensTransaction(effect)) return false;
-  return (!mayChangeMode(module) && onModuleDefaultConnection(module, fn, effect)) || onRepositoryDefaultConnection(module, fn, effect);
+  return (!mayChangeMode(module) && onModuleDefaultConnection(module, fn, effect)) || onRepositoryDefaultConnection(module, fn, effect) || noAutocommitEvidence(module, fn, effect);
 }
 
 /**
@@ -52,7 +55,7 @@ export function commitOnOwnDefaultModeConnection(context: Pick<RuleContext, 'mod
   const { module, fn } = context;
   if (driverOf(module, fn).kind !== 'sqlite3') return false;
   if (!mayChangeMode(module) && onModuleDefaultConnection(module, fn, commit)) return true;
-  return onRepositoryDefaultConnection(module, fn, commit) && writes.every((write) => onOwnDefaultModeConnection(context, write));
+  return (onRepositoryDefaultConnection(module, fn, commit) || noAutocommitEvidence(module, fn, commit)) && writes.every((write) => onOwnDefaultModeConnection(context, write));
 }
 
 /**

@@ -12,6 +12,8 @@ import { deadForItsCall } from './call-dead-arms.ts';
 import { ownWithItems } from './syntax-tree.ts';
 import { enclosingFunctionNode } from '../functions.ts';
 import { integrityFallback, type WriteCall } from './integrity-fallback.ts';
+import { committingWrapperAs } from './committing-wrapper.ts';
+import type { RepoIndex } from '../callgraph.ts';
 
 export interface TransactionFacts {
   /** DML writes (INSERT/UPDATE/DELETE/REPLACE) and SQL that could not be resolved, which may write. */
@@ -204,13 +206,13 @@ export function connectionItem(withStatement: SyntaxNode, txStyle: TxStyleResult
  * default mode, and saves each write at once in autocommit: the caller's implicit transaction holds
  * nothing of it together with writes outside it.
  */
-export function helperConnectionBlock(effect: Effect): SyntaxNode | undefined {
+export function helperConnectionBlock(effect: Effect, index?: RepoIndex): SyntaxNode | undefined {
   const inner = effect.viaNode;
   const receiver = inner ? callParts(inner).receiver?.text : undefined;
   if (!inner || receiver === undefined) return undefined;
   for (let node = inner.parent; node && node.type !== 'function_definition' && node.type !== 'lambda'; node = node.parent) {
     if (node.type !== 'with_statement') continue;
-    if (ownWithItems(node).some((item) => item.childForFieldName('value')?.text === receiver)) return node;
+    if (ownWithItems(node).some((item) => item.childForFieldName('value')?.text === receiver || (index !== undefined && committingWrapperAs(item, receiver, index)))) return node;
   }
   return undefined;
 }
@@ -440,3 +442,14 @@ function moduleDriver(module: PyModule): Driver {
   driverCache.set(module, driver);
   return driver;
 }
+
+/**
+ * One DELETE statement run again and again (requests-cache's `bulk_delete`, a chunk of keys per run):
+ * a crash between runs leaves some of the rows gone from that one table, and the re-run deletes the
+ * rest. Nothing half done across tables, nothing applied twice; several statements keep the finding.
+ */
+export function oneRepeatedDelete(writes: readonly Effect[]): boolean {
+  const [write] = writes;
+  return writes.length === 1 && write !== undefined && repeats(write) && write.sql?.kind === 'write' && /^\s*delete\b/i.test(write.sql.text ?? '');
+}
+

@@ -40,16 +40,9 @@ export function onRepositoryDefaultConnection(module: PyModule, fn: PyFunction, 
   const index = repoIndexOf(module);
   const switches = index && autocommitSwitches(index);
   if (!index || !switches?.opensConnections || switches.switches.length > 0) return false;
-  let site = { node: effect.node, fn, module };
-  if (effect.via) {
-    const helperModule = index.modules.get(effect.via.path);
-    const helper = helperModule && functionsByQualname(helperModule).get(effect.via.qualname);
-    if (!helperModule || !helper || !effect.viaNode) return false;
-    site = { node: effect.viaNode, fn: helper, module: helperModule };
-  }
-  if (site.node.type !== 'call') return false;
-  const receiver = callParts(site.node).receiver;
-  if (receiver === undefined) return false;
+  const site = databaseCallOf(effect, fn, module, index);
+  const receiver = site && callParts(site.node).receiver;
+  if (!site || receiver === undefined) return false;
   // The three rules ask about the same calls: one answer per receiver (a trail asks afresh).
   const key = `${site.module.path}:${receiver.startIndex}:${receiver.endIndex}`;
   const known = trail ? undefined : answersOf(index).get(key);
@@ -57,6 +50,18 @@ export function onRepositoryDefaultConnection(module: PyModule, fn: PyFunction, 
   const proven = new Tracer(index, trail).origin(receiver, site.fn, site.module, 0);
   answersOf(index).set(key, proven);
   return proven;
+}
+
+/** The call that makes the effect, in the function that makes it: the helper's own for an effect reached through a call. */
+export function databaseCallOf(effect: Effect, fn: PyFunction, module: PyModule, index: RepoIndex): { node: SyntaxNode; fn: PyFunction; module: PyModule } | undefined {
+  let site = { node: effect.node, fn, module };
+  if (effect.via) {
+    const helperModule = index.modules.get(effect.via.path);
+    const helper = helperModule && functionsByQualname(helperModule).get(effect.via.qualname);
+    if (!helperModule || !helper || !effect.viaNode) return undefined;
+    site = { node: effect.viaNode, fn: helper, module: helperModule };
+  }
+  return site.node.type === 'call' ? site : undefined;
 }
 
 const answersOf = memoizePer((_index: RepoIndex) => new Map<string, boolean>());
@@ -300,7 +305,7 @@ function plainlyDecorated(fn: PyFunction): boolean {
  * it is bound in a way not followed: unpacking, a loop, an import, `except ... as`, `global`, augmented, a
  * nested `def`. A `with ... as name` value is its item's expression.
  */
-function bindingsOf(scope: SyntaxNode, name: string): SyntaxNode[] | undefined {
+export function bindingsOf(scope: SyntaxNode, name: string): SyntaxNode[] | undefined {
   // A nested function's `nonlocal name` or any function's `global name` rebinds it where this reader does not look.
   if (scope.descendantsOfType(['global_statement', 'nonlocal_statement']).some((statement) => statement.namedChildren.some((child) => child.text === name))) return undefined;
   // `case conn:` in a match statement binds the name too.

@@ -1,5 +1,7 @@
-import { describeWrites, driverOf, helperConnectionBlock, setsAutocommitFor, severalWrites, transactionFacts, within } from './facts.ts';
+import { describeWrites, driverOf, helperConnectionBlock, oneRepeatedDelete, setsAutocommitFor, severalWrites, transactionFacts, within } from './facts.ts';
 import { defineRule } from './rule.ts';
+import type { Effect } from '../model.ts';
+import { repoIndexOf } from '../callgraph.ts';
 import { callParts } from '../body-walk.ts';
 import { enclosingLoop } from './syntax.ts';
 import { retriesOfOneAttempt } from './retried-attempts.ts';
@@ -17,7 +19,7 @@ export const writesRelyOnImplicitTransaction = defineRule({
       impliedTransaction:
         '{{writes}} and no transaction of their own: only {{defaultMode}} holds them together; in autocommit a crash between them leaves them half done',
       separateSteps:
-        '{{writes}} and no transaction of their own, some committed by a helper\'s own `with` block: each block saves its writes as a step of its own, so a crash between the steps leaves them half done in either mode',
+        '{{writes}} and no transaction of their own, some committed by the helper that makes them (its own `with` block or commit): each such call saves its writes as a step of its own, so a crash between the steps leaves them half done in either mode',
       autocommitWrites:
         '{{writes}} in autocommit mode and no BEGIN: each is saved at once, so a crash between them leaves them half done',
     },
@@ -38,7 +40,7 @@ export const writesRelyOnImplicitTransaction = defineRule({
         // block are that block's, for with-conn-opens-no-transaction to speak for in the helper; spread over
         // several blocks, or beside writes of their own, they are steps committed one after another.
         const blockPass = (write: (typeof writes)[number]): string | undefined => {
-          const block = helperConnectionBlock(write);
+          const block = helperConnectionBlock(write, repoIndexOf(context.module)) ?? (committedByItsCall(write, context.effects) ? write.node : undefined);
           return block && `${write.node.id}:${block.id}`;
         };
         const passes = writes.map(blockPass);
@@ -48,6 +50,8 @@ export const writesRelyOnImplicitTransaction = defineRule({
         // in the default mode too), or one block passed again in a loop. A write of the caller before one block's pass
         // is committed with it, and default-mode reasoning holds.
         const separateSteps = repeatedPass || passes.some((pass, i) => pass !== undefined && passes.slice(i + 1).some((later) => later !== pass));
+        // One DELETE a helper commits per item (lollypop's remove_uri per uri): the re-run deletes the rest.
+        if (separateSteps && oneRepeatedDelete(writes)) return;
         // Every write inside `with self.transaction():` of this module's own BEGIN ... COMMIT wrapper has a transaction of its own.
         // Or every call reaching this function runs it inside such a wrapper on the object it passes (caller-wrapper.ts).
         if (writes.every((write) => insideWrapperTransaction(write, context.fn, context.module) || insideCallerWrapper(write, context.fn, context.module))) return;
@@ -65,3 +69,13 @@ export const writesRelyOnImplicitTransaction = defineRule({
     };
   },
 });
+
+/**
+ * A write made through a helper call that also commits after it (a `db.execute(sql)` wrapper ending in
+ * `conn.commit()`): that call saves the write as a step of its own, in any mode.
+ */
+function committedByItsCall(write: Effect, effects: readonly Effect[]): boolean {
+  if (!write.via || !write.viaNode) return false;
+  const inner = write.viaNode;
+  return effects.some((effect) => effect.kind === 'db-commit' && effect.node.id === write.node.id && effect.via?.qualname === write.via!.qualname && effect.via.path === write.via!.path && effect.viaNode !== undefined && effect.viaNode.startIndex > inner.startIndex);
+}

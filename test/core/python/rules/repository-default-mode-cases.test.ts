@@ -10,6 +10,7 @@ import { analyzeModule } from '../../../../src/core/python/analyze.ts';
 import { parseModule } from '../../../../src/core/python/parse.ts';
 import { scanRepository } from '../../../../src/core/python/scan.ts';
 import type { PyModule } from '../../../../src/core/python/model.ts';
+import type { AssumeAutocommit } from '../../../../src/core/python/callgraph.ts';
 
 const CASES = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../fixtures/repository-default-mode');
 const RULES = new Set(['commit-without-begin', 'writes-rely-on-implicit-transaction', 'with-conn-opens-no-transaction']);
@@ -25,8 +26,8 @@ function modulesOf(dir: string): PyModule[] {
   return pythonFiles(dir).sort().map((file) => parseModule(file, readFileSync(path.join(dir, file), 'utf8')));
 }
 
-function repositoryFindings(dir: string): string[] {
-  return scanRepository(modulesOf(dir)).files.flatMap((file) =>
+function repositoryFindings(dir: string, assumeAutocommit: AssumeAutocommit = 'unless-proven'): string[] {
+  return scanRepository(modulesOf(dir), undefined, { assumeAutocommit }).files.flatMap((file) =>
     file.reports.flatMap((report) => report.findings.filter((finding) => RULES.has(finding.ruleId)).map((finding) => `${file.path}:${finding.range.startLine} ${finding.ruleId}`)),
   );
 }

@@ -8,7 +8,7 @@
 // made in another module whenever possible: the proof must read the other modules, and be broken by them.
 import { describe, expect, it } from 'vitest';
 import { analyzeModule } from '../../../../src/core/python/analyze.ts';
-import { buildRepoIndex } from '../../../../src/core/python/callgraph.ts';
+import { buildRepoIndex, type AssumeAutocommit } from '../../../../src/core/python/callgraph.ts';
 import { parseModule } from '../../../../src/core/python/parse.ts';
 import { dedent } from './rule-tester.ts';
 
@@ -49,10 +49,10 @@ const RULES = ['commit-without-begin', 'with-conn-opens-no-transaction', 'writes
  * scanRepository builds it (every module given), 'partial' (an index not said to hold the whole repository,
  * as a bounded read builds it), or none (a lone module).
  */
-function storeFindings(modules: Modules, index: 'complete' | 'partial' | 'none' = 'complete'): string[] {
+function storeFindings(modules: Modules, index: 'complete' | 'partial' | 'none' = 'complete', assumeAutocommit: AssumeAutocommit = 'unless-proven'): string[] {
   const parsed = Object.entries(modules).map(([path, code]) => parseModule(path, dedent(code)));
   const checked = parsed.find((module) => module.path === 'store.py')!;
-  const reports = index === 'none' ? analyzeModule(checked) : analyzeModule(checked, buildRepoIndex(parsed, { complete: index === 'complete' }));
+  const reports = index === 'none' ? analyzeModule(checked) : analyzeModule(checked, buildRepoIndex(parsed, { complete: index === 'complete', assumeAutocommit }));
   return reports
     .filter((report) => report.fn.qualname.startsWith('Store.'))
     .flatMap((report) => report.findings.filter((finding) => RULES.includes(finding.ruleId)).map((finding) => `${finding.ruleId}:${finding.range.startLine}`))
