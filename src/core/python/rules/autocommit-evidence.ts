@@ -38,24 +38,53 @@ const CONNECTION_LAYERS = /^(django|sqlalchemy|sqlmodel|flask_sqlalchemy|peewee|
 
 /** True when the repository shows no way for `effect`'s connection to be autocommit (see the header). */
 export function noAutocommitEvidence(module: PyModule, fn: PyFunction, effect: Effect): boolean {
-  const index = repoIndexOf(module);
-  if (!index?.complete || index.assumeAutocommit === 'unless-proven') return false;
-  const switches = autocommitSwitches(index);
-  if (!switches?.opensConnections || switches.evident.length > 0 || importsConnectionLayer(index)) return false;
-  const site = databaseCallOf(effect, fn, module, index);
-  const receiver = site && callParts(site.node).receiver;
-  if (!site || receiver === undefined) return false;
-  return !new Follower(index, callParts(site.node).method).fromOutside(receiver, site.fn, site.module, 0);
+  return evidenceFor(module, fn, effect) === NONE;
 }
 
-const importsConnectionLayer = memoizePer((index: RepoIndex): boolean => {
+/**
+ * For a message: what in the repository says the effect's connection may be autocommit (`app/db.py:12:
+ * sqlite3.connect(isolation_level=None)`, `move's parameter conn, which no repository code passes`), when the
+ * whole repository was read under `when-evident` and something does; else undefined.
+ */
+export function autocommitEvidence(module: PyModule, fn: PyFunction, effect: Effect): string | undefined {
+  const found = evidenceFor(module, fn, effect);
+  return found === NONE || found === UNASKED ? undefined : found;
+}
+
+/** A message's closing clause naming the evidence, or '' (a lone module, `unless-proven`, nothing named). */
+export function evidenceClause(module: PyModule, fn: PyFunction, effect: Effect): string {
+  const found = autocommitEvidence(module, fn, effect);
+  return found ? ` (here: ${found})` : '';
+}
+
+const NONE = Symbol('no evidence');
+const UNASKED = Symbol('not asked');
+
+function evidenceFor(module: PyModule, fn: PyFunction, effect: Effect): string | typeof NONE | typeof UNASKED {
+  const index = repoIndexOf(module);
+  if (!index?.complete || index.assumeAutocommit === 'unless-proven') return UNASKED;
+  const switches = autocommitSwitches(index);
+  if (!switches?.opensConnections) return UNASKED;
+  const [named] = switches.evident;
+  if (named !== undefined) return `${named} may make a connection autocommit`;
+  const layer = connectionLayer(index);
+  if (layer !== undefined) return `the repository imports ${layer}, which hands out connections of its own`;
+  const site = databaseCallOf(effect, fn, module, index);
+  const receiver = site && callParts(site.node).receiver;
+  if (!site || receiver === undefined) return UNASKED;
+  const follower = new Follower(index, callParts(site.node).method);
+  return follower.fromOutside(receiver, site.fn, site.module, 0) ? (follower.reason ?? 'the connection may come from outside the repository') : NONE;
+}
+
+const connectionLayer = memoizePer((index: RepoIndex): string | undefined => {
   const own = ownPackages(index);
-  return [...index.modules.values()].some((module) =>
-    importBindings(module).some((binding) => {
+  for (const module of index.modules.values()) {
+    for (const binding of importBindings(module)) {
       const top = binding.module.split('.')[0]!;
-      return binding.module !== '' && !binding.module.startsWith('.') && !own.has(top) && CONNECTION_LAYERS.test(top);
-    }),
-  );
+      if (binding.module !== '' && !binding.module.startsWith('.') && !own.has(top) && CONNECTION_LAYERS.test(top)) return top;
+    }
+  }
+  return undefined;
 });
 
 /** The name is imported from a package neither the repository nor Python's standard library holds (`from fastdb import open_db`, `import apsw_dbapi as sqlite3` in a fallback). */
@@ -104,6 +133,14 @@ class Follower {
   /** `method`: the database call's method (`execute`), asked of a repository class the connection turns out to be an instance of. */
   constructor(private readonly index: RepoIndex, private readonly method: string | undefined) {}
 
+  /** The first evidence met, in words for a message. */
+  reason: string | undefined;
+
+  private found(why: string): true {
+    this.reason ??= why;
+    return true;
+  }
+
   fromOutside(expression: SyntaxNode, fn: PyFunction | undefined, module: PyModule, depth: number): boolean {
     const key = `${module.path}:${expression.startIndex}:${expression.endIndex}`;
     if (depth > MAX_DEPTH || this.seen.has(key) || !fn) return false;
@@ -138,7 +175,7 @@ class Follower {
         // `conn.cursor()`, `conn.execute(...)`: the connection they run on.
         const parts = callParts(node);
         if (parts.receiver !== undefined && /^(cursor|execute|executemany)$/.test(parts.method ?? '')) return this.fromOutside(parts.receiver, fn, module, depth + 1);
-        if (thirdPartyName(parts.callee.split('.')[0]!, module, this.index)) return true;
+        if (thirdPartyName(parts.callee.split('.')[0]!, module, this.index)) return this.found(`the connection comes from ${parts.callee}, a third party's (${module.path}:${node.startPosition.row + 1})`);
         // `closing(open_profile_db())`: the connection it wraps.
         if (/(^|\.)closing$/.test(parts.callee) && parts.positional[0] !== undefined) return this.fromOutside(parts.positional[0], fn, module, depth + 1);
         // `pool.connect()` on a third party's pool, `self.opener.open()`: the object that makes it.
@@ -172,8 +209,8 @@ class Follower {
     const name = callParts(call).callee.split('.').pop()!;
     return resolved.targets.some((ref) => {
       const target = this.index.modules.get(ref.path);
-      if (target && thirdPartyName(name, target, this.index)) return true;
-      if (this.committingWrapper(ref.path, ref.qualname)) return true;
+      if (target && thirdPartyName(name, target, this.index)) return this.found(`${name} in ${ref.path} may be a third party's`);
+      if (this.committingWrapper(ref.path, ref.qualname)) return this.found(`${last(ref.qualname.replace(/\.__init__$/, ''))}.${this.method} commits each call, so every call is a step of its own`);
       const callee = target && functionsByQualname(target).get(ref.qualname);
       if (!target || !callee) return false;
       return callee.node.descendantsOfType('return_statement').some((statement) => {
@@ -211,12 +248,12 @@ class Follower {
       }
     }
     // A third party's base class may set it (`class Store(dbkit.BaseRepository)`), unless the family's own `__init__` does.
-    return !assigned && thirdPartyBase(fn, module, this.index);
+    return !assigned && thirdPartyBase(fn, module, this.index) && this.found(`${fn.className} has a third party's base class, which may set self.${attribute}`);
   }
 
   /** a module-level name: imported from a third party, or given a value at the module's top level or under `global name` in a function. */
   private globalFromOutside(name: string, module: PyModule, depth: number): boolean {
-    if (thirdPartyName(name, module, this.index)) return true;
+    if (thirdPartyName(name, module, this.index)) return this.found(`${name} is imported from a third party in ${module.path}`);
     for (const writer of listFunctions(module)) {
       const declares = writer.node.descendantsOfType('global_statement').some((statement) => isOwnCode(statement, writer.node) && statement.namedChildren.some((child) => child.text === name));
       if (!declares) continue;
@@ -231,7 +268,7 @@ class Follower {
       if (assignment?.type !== 'assignment' || assignment.childForFieldName('left')?.text !== name) continue;
       const right = assignment.childForFieldName('right');
       const root = right?.type === 'call' ? callParts(right).callee.split('.')[0] : right?.type === 'attribute' ? right.text.split('.')[0] : undefined;
-      if (root !== undefined && thirdPartyName(root, module, this.index)) return true;
+      if (root !== undefined && thirdPartyName(root, module, this.index)) return this.found(`${module.path}'s ${name} comes from ${root}, a third party's`);
     }
     return false;
   }
@@ -240,7 +277,7 @@ class Follower {
   private parameterFromOutside(name: string, fn: PyFunction, module: PyModule, depth: number): boolean {
     const sites = callSites(fn, module, this.index);
     if (typeof sites === 'string') return this.handedOut(fn, depth);
-    if (sites.length === 0) return true;
+    if (sites.length === 0) return this.found(`the connection is ${fn.qualname}'s parameter ${name}, which no repository code passes: its callers pick the mode`);
     const position = keywordOnly(fn, name) ? -1 : fn.params.indexOf(name);
     return sites.some(({ call, caller, module: where, unbound }) => {
       const argument = argumentAt(call, name, position, fn, unbound);
@@ -255,7 +292,7 @@ class Follower {
   private handedOut(fn: PyFunction, depth: number): boolean {
     for (const { call, where } of argumentUses(this.index).get(fn.name) ?? []) {
       const parts = callParts(call);
-      if (thirdPartyName(parts.callee.split('.')[0]!, where, this.index)) return true;
+      if (thirdPartyName(parts.callee.split('.')[0]!, where, this.index)) return this.found(`${fn.qualname} is handed to ${parts.callee}, a third party's, which calls it with its own connection`);
       const place = placeOf(call, where);
       if (parts.receiver !== undefined && place?.fn && this.fromOutside(parts.receiver, place.fn, where, depth + 1)) return true;
     }

@@ -2,6 +2,7 @@ import { describeWrites, driverOf, oneRepeatedDelete, onlyRerunSafeDdl, pendingW
 import { defineRule } from './rule.ts';
 import { callParts } from '../body-walk.ts';
 import { commitOnOwnDefaultModeConnection } from './default-mode-connection.ts';
+import { evidenceClause } from './autocommit-evidence.ts';
 
 export const commitWithoutBegin = defineRule({
   meta: {
@@ -11,7 +12,7 @@ export const commitWithoutBegin = defineRule({
     severity: 'warning',
     messages: {
       commitWithoutBegin:
-        'commit() ends a transaction this function never began: its {{writes}} are held together only by {{defaultMode}}; in autocommit a crash between them leaves them half done',
+        'commit() ends a transaction this function never began: its {{writes}} are held together only by {{defaultMode}}; in autocommit a crash between them leaves them half done{{evidence}}',
       commitInAutocommit:
         'commit() after switching to autocommit commits nothing: its {{writes}} were each saved at once, so a crash between them leaves them half done',
     },
@@ -34,7 +35,7 @@ export const commitWithoutBegin = defineRule({
           context.report({
             node: commit.node,
             messageId: autocommit ? 'commitInAutocommit' : 'commitWithoutBegin',
-            data: { writes: describeWrites(committed), defaultMode: driverOf(context.module, context.fn).defaultMode },
+            data: { writes: describeWrites(committed), defaultMode: driverOf(context.module, context.fn).defaultMode, evidence: evidenceClause(context.module, context.fn, commit) },
           });
           return;
         }

@@ -3,6 +3,7 @@ import { callParts } from '../body-walk.ts';
 import { compactText, contains, statementOf } from './syntax.ts';
 import { connectKeyword, connectsInAutocommit, connectionItem, connectionWrites, describeWrites, driverOf, onlyRerunSafeDdl, setsAutocommitFor, transactionFacts } from './facts.ts';
 import { onOwnDefaultModeConnection } from './default-mode-connection.ts';
+import { evidenceClause } from './autocommit-evidence.ts';
 import { defineRule } from './rule.ts';
 
 export const withConnOpensNoTransaction = defineRule({
@@ -13,7 +14,7 @@ export const withConnOpensNoTransaction = defineRule({
     severity: 'warning',
     messages: {
       withConnNoBegin:
-        '`with {{conn}}:` opens no transaction: its {{writes}} are held together only by sqlite3\'s default mode, and saved one by one in autocommit',
+        '`with {{conn}}:` opens no transaction: its {{writes}} are held together only by sqlite3\'s default mode, and saved one by one in autocommit{{evidence}}',
       withConnDdlFirst:
         '`with {{conn}}:` opens no transaction, and sqlite3 opens none before DDL: its {{writes}} are saved one by one in either mode',
       withConnAutocommit:
@@ -49,7 +50,7 @@ export const withConnOpensNoTransaction = defineRule({
         context.report({
           node: item,
           messageId: autocommit ? 'withConnAutocommit' : ddlFirst ? 'withConnDdlFirst' : 'withConnNoBegin',
-          data: { conn: connection.name, writes: describeWrites(writes) },
+          data: { conn: connection.name, writes: describeWrites(writes), evidence: writes[0] ? evidenceClause(context.module, context.fn, writes[0]) : '' },
         });
       },
     };

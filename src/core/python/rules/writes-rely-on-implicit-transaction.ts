@@ -6,6 +6,7 @@ import { callParts } from '../body-walk.ts';
 import { enclosingLoop } from './syntax.ts';
 import { retriesOfOneAttempt } from './retried-attempts.ts';
 import { onOwnDefaultModeConnection } from './default-mode-connection.ts';
+import { evidenceClause } from './autocommit-evidence.ts';
 import { insideWrapperTransaction } from '../wrapper-transaction.ts';
 import { insideCallerWrapper } from '../caller-wrapper.ts';
 
@@ -17,7 +18,7 @@ export const writesRelyOnImplicitTransaction = defineRule({
     severity: 'warning',
     messages: {
       impliedTransaction:
-        '{{writes}} and no transaction of their own: only {{defaultMode}} holds them together; in autocommit a crash between them leaves them half done',
+        '{{writes}} and no transaction of their own: only {{defaultMode}} holds them together; in autocommit a crash between them leaves them half done{{evidence}}',
       separateSteps:
         '{{writes}} and no transaction of their own, some committed by the helper that makes them (its own `with` block or commit): each such call saves its writes as a step of its own, so a crash between the steps leaves them half done in either mode',
       autocommitWrites:
@@ -63,7 +64,7 @@ export const writesRelyOnImplicitTransaction = defineRule({
         context.report({
           node: first.node,
           messageId: separateSteps ? 'separateSteps' : autocommit ? 'autocommitWrites' : 'impliedTransaction',
-          data: { writes: describeWrites(writes), defaultMode: driverOf(context.module, context.fn).defaultMode },
+          data: { writes: describeWrites(writes), defaultMode: driverOf(context.module, context.fn).defaultMode, evidence: evidenceClause(context.module, context.fn, first) },
         });
       },
     };

@@ -343,6 +343,16 @@ describe('default-mode rules under when-evident', () => {
     }
   }
 
+  it('names the evidence in the message, and nothing under unless-proven', () => {
+    const messages = (repository: Repository, assumeAutocommit: AssumeAutocommit) =>
+      scanRepository(Object.entries(repository).map(([path, code]) => parseModule(path, dedent(code))), undefined, { assumeAutocommit }).files.flatMap((file) => file.reports.flatMap((report) => report.findings.filter((finding) => RULES.has(finding.ruleId)).map((finding) => finding.message)));
+    const library = { 'opener.py': OPENER, 'store.py': STORE };
+    expect(messages(library, 'when-evident')).toContainEqual(expect.stringMatching(/\(here: the connection is Store\.__init__'s parameter conn, which no repository code passes: its callers pick the mode\)$/));
+    const named = { ...library, 'app.py': APP, 'other.py': 'import sqlite3\nLOG = sqlite3.connect("log.db", isolation_level=None)\n' };
+    expect(messages(named, 'when-evident')).toContainEqual(expect.stringMatching(/\(here: other\.py:2: sqlite3\.connect\(isolation_level=None\) may make a connection autocommit\)$/));
+    expect(messages(named, 'unless-proven').every((message) => !message.includes('(here:'))).toBe(true);
+  });
+
   it('takes the standard from the config, when-evident by default', () => {
     expect(configSchema.parse({}).assume_autocommit).toBe('when-evident');
     expect(configSchema.parse({ assume_autocommit: 'unless-proven' }).assume_autocommit).toBe('unless-proven');
