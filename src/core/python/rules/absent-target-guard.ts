@@ -15,7 +15,7 @@ import type { Effect, SyntaxNode } from '../model.ts';
 import { callParts } from '../body-walk.ts';
 import { localAssignmentBefore } from '../local-assignments.ts';
 import { ancestorsWithin, compactText, unparenthesized } from './syntax.ts';
-import { binds } from './exclusive-guards.ts';
+import { boundOutsideImports } from './single-binding.ts';
 
 const EXISTENCE_FUNCTIONS = new Set(['os.path.exists', 'os.path.isfile', 'os.path.lexists']);
 const EXISTENCE_METHODS = new Set(['exists', 'is_file']);
@@ -322,20 +322,7 @@ function importedExistenceFunction(callee: string, call: SyntaxNode): boolean {
       if (original !== undefined && bound === first && wanted.name(original)) imported = true;
     }
   }
-  return imported && !boundOtherwise(root, first);
-}
-
-const BINDING_TYPES = new Set(['function_definition', 'class_definition']);
-
-/** `name` is bound in the module by anything but an import: a def, a class, an assignment, a parameter, a loop. */
-function boundOtherwise(root: SyntaxNode, name: string): boolean {
-  return root.descendantsOfType('identifier').some((identifier) => {
-    if (identifier.text !== name) return false;
-    const parent = identifier.parent;
-    if (parent && BINDING_TYPES.has(parent.type) && parent.childForFieldName('name')?.id === identifier.id) return true;
-    if (parent && ['parameters', 'default_parameter', 'typed_parameter', 'typed_default_parameter', 'lambda_parameters'].includes(parent.type)) return true;
-    return binds(identifier);
-  });
+  return imported && !boundOutsideImports(first, root);
 }
 
 function rootOf(node: SyntaxNode): SyntaxNode {

@@ -26,7 +26,7 @@ import { memoizePer } from '../memo.ts';
 import { autocommitSwitches } from './autocommit-switches.ts';
 import { isOwnCode, unparenthesized } from './syntax.ts';
 import { argumentAt, callSites, keywordOnly, placeOf } from './call-sites.ts';
-import { classFamily, familyMethods, last } from './class-family.ts';
+import { classFamily, classMadeBy, familyMethods, last } from './class-family.ts';
 import { listFunctions } from '../functions.ts';
 import { bindingsOf, databaseCallOf } from './repository-connections.ts';
 
@@ -72,9 +72,19 @@ function evidenceFor(module: PyModule, fn: PyFunction, effect: Effect): string |
   const site = databaseCallOf(effect, fn, module, index);
   const receiver = site && callParts(site.node).receiver;
   if (!site || receiver === undefined) return UNASKED;
-  const follower = new Follower(index, callParts(site.node).method);
-  return follower.fromOutside(receiver, site.fn, site.module, 0) ? (follower.reason ?? 'the connection may come from outside the repository') : NONE;
+  // The three rules ask about the same calls, and a report asks again for its message: one answer per call.
+  const answers = answersOf(index);
+  const key = `${site.module.path}:${site.node.startIndex}:${site.node.endIndex}`;
+  let answer = answers.get(key);
+  if (answer === undefined) {
+    const follower = new Follower(index, callParts(site.node).method);
+    answer = follower.fromOutside(receiver, site.fn, site.module, 0) ? (follower.reason ?? 'the connection may come from outside the repository') : NONE;
+    answers.set(key, answer);
+  }
+  return answer;
 }
+
+const answersOf = memoizePer((_index: RepoIndex) => new Map<string, string | typeof NONE>());
 
 const connectionLayer = memoizePer((index: RepoIndex): string | undefined => {
   const own = ownPackages(index);
@@ -115,12 +125,14 @@ function repositoryModule(dotted: string, index: RepoIndex): boolean {
 /** Scanned from inside a package: its `__init__` (dotted '') defines or imports the name at its top level (`from mypkg import open_db`). */
 function rootPackageBinds(name: string, index: RepoIndex): boolean {
   return (index.moduleByDotted.get('') ?? []).some((path) => {
-  const module = index.modules.get(path);
-  if (!module) return false;
-  return module.tree.rootNode.namedChildren.some((statement) =>
-    (/^(function|class)_definition$/.test(statement.type) && statement.childForFieldName('name')?.text === name) ||
-    (statement.type === 'decorated_definition' && statement.childForFieldName('definition')?.childForFieldName('name')?.text === name)) ||
-    importBindings(module).some((binding) => binding.localName === name);
+    const module = index.modules.get(path);
+    if (!module) return false;
+    const defines = module.tree.rootNode.namedChildren.some(
+      (statement) =>
+        (/^(function|class)_definition$/.test(statement.type) && statement.childForFieldName('name')?.text === name) ||
+        (statement.type === 'decorated_definition' && statement.childForFieldName('definition')?.childForFieldName('name')?.text === name),
+    );
+    return defines || importBindings(module).some((binding) => binding.localName === name);
   });
 }
 
@@ -167,7 +179,7 @@ class Follower {
         const attribute = node.childForFieldName('attribute')?.text ?? '';
         if (object?.text === 'self' && fn.className !== undefined) return this.selfAttributeFromOutside(attribute, fn, module, depth);
         // `g.db`, `app.state.db`: what the repository stores there, when it does.
-        const stored = this.storedAt(node, attribute);
+        const stored = this.storedAt(node, attribute, depth);
         if (stored !== undefined) return stored;
         return object !== null && this.fromOutside(object, fn, module, depth + 1);
       }
@@ -188,19 +200,26 @@ class Follower {
   }
 
   /** Every repository assignment to the same dotted target (`g.db = ...`): whether some value comes from outside; undefined when none. */
-  private storedAt(node: SyntaxNode, attribute: string, depth = 0): boolean | undefined {
+  private storedAt(node: SyntaxNode, attribute: string, depth: number): boolean | undefined {
     let found = false;
-    for (const where of this.index.modules.values()) {
-      for (const assignment of attributeAssignments(where).whole.get(attribute) ?? []) {
-        if (assignment.target.text !== node.text) continue;
-        found = true;
-        const place = placeOf(assignment.target, where);
-        let value: SyntaxNode | undefined = assignment.value;
-        if (assignment.position !== undefined) value = value.type === 'tuple' || value.type === 'expression_list' ? value.namedChildren.filter((c) => c.type !== 'comment')[assignment.position] : undefined;
-        if (value && place?.fn && this.fromOutside(value, place.fn, where, depth + 1)) return true;
-      }
+    for (const { target, value, fn, where } of this.assignmentsTo(attribute)) {
+      if (target.text !== node.text) continue;
+      found = true;
+      if (value && fn && this.fromOutside(value, fn, where, depth + 1)) return true;
     }
     return found ? false : undefined;
+  }
+
+  /** Every `x.attribute = v` of the repository: the target, the value it gets (its own element of an unpacked one), and the function it is in. */
+  private *assignmentsTo(attribute: string): Generator<{ target: SyntaxNode; value: SyntaxNode | undefined; fn: PyFunction | undefined; where: PyModule }> {
+    for (const where of this.index.modules.values()) {
+      for (const assignment of attributeAssignments(where).whole.get(attribute) ?? []) {
+        const { target, position } = assignment;
+        const whole = assignment.value;
+        const value = position === undefined ? whole : whole.type === 'tuple' || whole.type === 'expression_list' ? whole.namedChildren.filter((c) => c.type !== 'comment')[position] : undefined;
+        yield { target, value, fn: placeOf(target, where)?.fn, where };
+      }
+    }
   }
 
   /** What the repository functions the call may run return (a connection opened by a third party's `open_db`, a third-party pool's). */
@@ -226,7 +245,7 @@ class Follower {
    */
   private committingWrapper(path: string, qualname: string): boolean {
     if (this.method === undefined || /^(commit|rollback)$/.test(this.method)) return false;
-    const made = qualname.endsWith('.__init__') ? qualname.slice(0, -'.__init__'.length) : this.index.summaries.get(path)?.classes.has(qualname) ? qualname : undefined;
+    const made = classMadeBy(path, qualname, this.index);
     if (made === undefined) return false;
     return familyMethods(last(made), this.method, this.index).some(({ fn }) => fn.node.descendantsOfType('call').some((call) => callParts(call).method === 'commit' && !underCondition(call, fn.node)));
   }
@@ -236,16 +255,10 @@ class Follower {
     // any module, any class of the family (a base in another module, a mixin's subclass), unpacked targets too.
     const family = classFamily(last(fn.className!), this.index);
     let assigned = false;
-    for (const where of this.index.modules.values()) {
-      for (const assignment of attributeAssignments(where).whole.get(attribute) ?? []) {
-        if (assignment.target.childForFieldName('object')?.text !== 'self') continue;
-        const place = placeOf(assignment.target, where);
-        if (!place?.fn || place.fn.className === undefined || !family.has(last(place.fn.className))) continue;
-        let value: SyntaxNode | undefined = assignment.value;
-        if (assignment.position !== undefined) value = value.type === 'tuple' || value.type === 'expression_list' ? value.namedChildren.filter((c) => c.type !== 'comment')[assignment.position] : undefined;
-        if (place.fn.name === '__init__') assigned = true;
-        if (value && this.fromOutside(value, place.fn, where, depth + 1)) return true;
-      }
+    for (const { target, value, fn: setter, where } of this.assignmentsTo(attribute)) {
+      if (target.childForFieldName('object')?.text !== 'self' || setter?.className === undefined || !family.has(last(setter.className))) continue;
+      if (setter.name === '__init__') assigned = true;
+      if (value && this.fromOutside(value, setter, where, depth + 1)) return true;
     }
     // A third party's base class may set it (`class Store(dbkit.BaseRepository)`), unless the family's own `__init__` does.
     return !assigned && thirdPartyBase(fn, module, this.index) && this.found(`${fn.className} has a third party's base class, which may set self.${attribute}`);

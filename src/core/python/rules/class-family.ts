@@ -21,6 +21,12 @@ const PLAIN_BASES = new Set(['object', 'ABC', 'Exception', 'BaseException']);
 /** A base the reader cannot name, or one from outside the repository: its family may hold anything. */
 export const UNKNOWN_BASE = '<unknown base>';
 
+/** The class a resolved call target makes (`Store.__init__`, or the class itself), by its qualname; undefined for a function. */
+export function classMadeBy(path: string, qualname: string, index: RepoIndex): string | undefined {
+  if (qualname.endsWith('.__init__')) return qualname.slice(0, -'.__init__'.length);
+  return index.summaries.get(path)?.classes.has(qualname) ? qualname : undefined;
+}
+
 /**
  * The classes whose methods can run with `self` an instance of the class: the class, its subclasses, and every
  * ancestor of any of them (a subclass's mixin may assign the attribute). Holds UNKNOWN_BASE when one is unknown.

@@ -26,7 +26,7 @@ import { memoizePer } from '../memo.ts';
 import { autocommitSwitches, sqliteConstructors } from './autocommit-switches.ts';
 import { isOwnCode, literalText, unparenthesized } from './syntax.ts';
 import { argumentAt, callSites, defaultOf, keywordOnly, placeOf } from './call-sites.ts';
-import { classFamily, classOf, familyMethods, last, repositoryClassNames, UNKNOWN_BASE } from './class-family.ts';
+import { classFamily, classMadeBy, classOf, familyMethods, last, repositoryClassNames, UNKNOWN_BASE } from './class-family.ts';
 import { attributesByName, bindingStatement, referencesTo, setattrArguments, setattrCalls } from './name-references.ts';
 import { importBindings } from '../imports.ts';
 
@@ -211,7 +211,7 @@ class Tracer {
     for (const ref of resolved.targets) {
       const target = this.index.modules.get(ref.path);
       if (!target) return undefined;
-      const made = ref.qualname.endsWith('.__init__') ? ref.qualname.slice(0, -'.__init__'.length) : this.index.summaries.get(ref.path)?.classes.has(ref.qualname) ? ref.qualname : undefined;
+      const made = classMadeBy(ref.path, ref.qualname, this.index);
       if (made !== undefined) {
         if (!classes) return undefined;
         targets.push({ className: last(made) });
