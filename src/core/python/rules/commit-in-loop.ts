@@ -4,6 +4,7 @@ import { defineRule } from './rule.ts';
 import { compactText, contains, enclosingLoop, statementOf } from './syntax.ts';
 import { callParts } from '../body-walk.ts';
 import { loopsOverOneRow } from './single-row-loop.ts';
+import { commitSkippedInCallerBatch } from './caller-batch.ts';
 
 const LEAVES_LOOP = new Set(['break_statement', 'return_statement', 'raise_statement']);
 
@@ -41,6 +42,9 @@ export const commitInLoop = defineRule({
           // Only DELETEs (diskcache's cull/clear/expire, in batches): a crash keeps the rows already gone and a
           // re-run deletes what is left; nothing half done, nothing repeated.
           if (writesInLoop.some(knownWrite) && writesInLoop.every(deletesOnly)) continue;
+          // The helper commits only outside a batch flag, and every path here runs inside such a batch (caller-batch.ts):
+          // this commit does not run, and the iterations are held by the batch's one transaction.
+          if (commitSkippedInCallerBatch(context, commit, writesInLoop)) continue;
           const resumable = rerunSkipsFinishedItems(loop, writesInLoop, context.effects);
           // The question commitPerItemResumable asks, answered for one shape: each iteration begins a transaction,
           // writes and commits on that one connection, and nothing in between can leave the iteration early or

@@ -3,6 +3,7 @@ import { defineRule } from './rule.ts';
 import { callParts } from '../body-walk.ts';
 import { commitOnOwnDefaultModeConnection } from './default-mode-connection.ts';
 import { evidenceClause } from './autocommit-evidence.ts';
+import { commitSkippedInCallerBatch } from './caller-batch.ts';
 
 export const commitWithoutBegin = defineRule({
   meta: {
@@ -32,6 +33,8 @@ export const commitWithoutBegin = defineRule({
           const autocommit = connection !== undefined && setsAutocommitFor(connection, facts, commit.node);
           // The message's harm needs autocommit: not possible when the commit and the writes run on a connection this module (or, scanned with its repository, the repository) opened in the default mode and never switches.
           if (!autocommit && commitOnOwnDefaultModeConnection(context, commit, committed)) continue;
+          // The helper commits only outside a batch flag that every path here sets (caller-batch.ts): this commit ends nothing.
+          if (!autocommit && commitSkippedInCallerBatch(context, commit, committed)) continue;
           context.report({
             node: commit.node,
             messageId: autocommit ? 'commitInAutocommit' : 'commitWithoutBegin',
