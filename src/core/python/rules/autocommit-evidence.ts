@@ -334,7 +334,7 @@ const argumentUses = memoizePer((index: RepoIndex): Map<string, { call: SyntaxNo
 });
 
 /** Under an `if`, a conditional expression or a `try` handler within the method: the commit may not run. */
-function underCondition(node: SyntaxNode, fnNode: SyntaxNode): boolean {
+export function underCondition(node: SyntaxNode, fnNode: SyntaxNode): boolean {
   for (let current = node.parent; current && current.id !== fnNode.id; current = current.parent) {
     if (['if_statement', 'conditional_expression', 'except_clause', 'else_clause', 'elif_clause', 'boolean_operator'].includes(current.type)) return true;
   }

@@ -1,9 +1,16 @@
-import type { Effect, SyntaxNode } from '../model.ts';
+import type { Effect, PyFunction, PyModule, SyntaxNode, TxStyleResult } from '../model.ts';
 import { callParts } from '../body-walk.ts';
-import { compactText, contains, statementOf } from './syntax.ts';
+import { compactText, contains } from './syntax.ts';
 import { connectKeyword, connectsInAutocommit, connectionItem, connectionWrites, describeWrites, driverOf, onlyRerunSafeDdl, setsAutocommitFor, transactionFacts } from './facts.ts';
 import { onOwnDefaultModeConnection } from './default-mode-connection.ts';
-import { evidenceClause } from './autocommit-evidence.ts';
+import { autocommitEvidence, evidenceClause } from './autocommit-evidence.ts';
+import { repoIndexOf, resolveCall } from '../callgraph.ts';
+import { attributeAssignments } from '../attribute-assignments.ts';
+import { importBindings } from '../imports.ts';
+import { STDLIB_MODULES } from '../stdlib-modules.ts';
+import { bindingsOf } from './repository-connections.ts';
+import { placeOf } from './call-sites.ts';
+import { keepsTransactions, MODE_NAMES } from './autocommit-switches.ts';
 import { defineRule } from './rule.ts';
 
 export const withConnOpensNoTransaction = defineRule({
@@ -46,7 +53,13 @@ export const withConnOpensNoTransaction = defineRule({
         // the block is a transaction when the module opened the connection so and never switches it. Not when DDL comes
         // first (no BEGIN before it) or a script runs (executescript commits first).
         const scripts = writes.some((write) => facts.scripts.includes(write));
-        if (!autocommit && !ddlFirst && !scripts && opensAtFirstWrite(first, body) && !endsInside(body, fnNode, context.effects, connection.name) && writes.every((write) => onOwnDefaultModeConnection(context, write))) return;
+        if (
+          !autocommit && !ddlFirst && !scripts &&
+          everyWriteOpens(writes, body, context.effects, connection.name, context.fn) &&
+          !endsInside(body, fnNode, context.effects, connection.name, context.txStyle) &&
+          writes.every((write) => onOwnDefaultModeConnection(context, write)) &&
+          !modeMayChangeElsewhere(context.module, context.fn, writes[0]!, connection.name)
+        ) return;
         context.report({
           node: item,
           messageId: autocommit ? 'withConnAutocommit' : ddlFirst ? 'withConnDdlFirst' : 'withConnNoBegin',
@@ -58,16 +71,46 @@ export const withConnOpensNoTransaction = defineRule({
 });
 
 /**
- * The first write runs on every pass through the block and makes sqlite3 begin: a statement of its own
- * directly in it (or the right side of an assignment), not a helper's (whose write may sit under a test),
- * not under `and`/`or`, a conditional or a comprehension, and its SQL a plain INSERT/UPDATE/DELETE/REPLACE
- * (sqlite3 opens no transaction before `WITH ... UPDATE`).
+ * Whichever write of the block runs first makes sqlite3 begin, and the rest run inside that transaction: every
+ * write is a statement of the block's own (not a helper's, whose write may sit beside other SQL), a call standing
+ * as a statement or as the right side of an assignment (not under `and`/`or`, a conditional or a comprehension,
+ * whose evaluation may be put off), on the with's own connection (or a cursor of it: a write on another
+ * connection is committed by that one, later or never), and its SQL a plain INSERT/UPDATE/DELETE/REPLACE
+ * (sqlite3 opens no transaction before DDL or `WITH ... UPDATE`). Under an `if` or in a loop is fine (IPython's
+ * `with conn: for line in cache: conn.execute("INSERT ...")`): a skipped write leaves the next one to begin.
+ * Nothing else in the block runs SQL but reads: a PRAGMA (`PRAGMA user_version = 3` before a loop of UPDATEs),
+ * other DDL or SQL the reader cannot see runs before any BEGIN and is saved alone.
  */
-function opensAtFirstWrite(first: Effect, body: SyntaxNode): boolean {
-  if (first.via !== undefined || statementOf(first.node).parent?.id !== body.id) return false;
-  const parent = first.node.parent;
-  const plain = parent?.type === 'expression_statement' || (parent?.type === 'assignment' && parent.childForFieldName('right')?.id === first.node.id && parent.parent?.type === 'expression_statement');
-  const sql = (first.sql?.text ?? '').replace(/^(\s|--[^\n]*\n|\/\*[\s\S]*?\*\/)*/, '');
+function everyWriteOpens(writes: readonly Effect[], body: SyntaxNode, effects: readonly Effect[], connection: string, fn: PyFunction): boolean {
+  if (writes.length === 0 || !writes.every((write) => opensWhenRun(write, body) && onConnection(write, connection, fn))) return false;
+  return effects.every((effect) => {
+    if (!contains(body, effect.node) || !effect.kind.startsWith('db-') || effect.kind === 'db-commit' || effect.kind === 'db-rollback') return true;
+    if (effect.kind === 'db-read') return effect.sql?.kind === 'read';
+    return effect.kind === 'db-write' && writes.includes(effect);
+  });
+}
+
+/** The write's receiver is the with's connection, or a local bound only to `<connection>.cursor()`. */
+function onConnection(write: Effect, connection: string, fn: PyFunction): boolean {
+  const receiver = callParts(write.node).receiver;
+  if (!receiver) return false;
+  if (compactText(receiver) === connection) return true;
+  if (receiver.type !== 'identifier') return false;
+  const values = bindingsOf(fn.node, receiver.text);
+  return values !== undefined && values.length > 0 && values.every((value) => {
+    if (value.type !== 'call') return false;
+    const parts = callParts(value);
+    return parts.method === 'cursor' && parts.receiver !== undefined && compactText(parts.receiver) === connection;
+  });
+}
+
+function opensWhenRun(write: Effect, body: SyntaxNode): boolean {
+  if (write.via !== undefined || !contains(body, write.node)) return false;
+  // in a nested function or lambda of the block the write runs whenever that is called, maybe after the block.
+  for (let node = write.node.parent; node && node.id !== body.id; node = node.parent) if (/^(function_definition|lambda|class_definition)$/.test(node.type)) return false;
+  const parent = write.node.parent;
+  const plain = parent?.type === 'expression_statement' || (parent?.type === 'assignment' && parent.childForFieldName('right')?.id === write.node.id && parent.parent?.type === 'expression_statement');
+  const sql = (write.sql?.text ?? '').replace(/^(\s|--[^\n]*\n|\/\*[\s\S]*?\*\/)*/, '');
   return plain && /^(insert|update|delete|replace)\b/i.test(sql);
 }
 
@@ -75,10 +118,12 @@ function opensAtFirstWrite(first: Effect, body: SyntaxNode): boolean {
  * Something in the block may end the transaction before its end: a commit or rollback (its own, a
  * helper's, a COMMIT statement), a commit or rollback method taken as a value, or a call the connection
  * (or the object holding it, `self` for `self.db`) is handed to in any form, in the block or before it
- * (`tune(conn)` may switch it to autocommit), whose code is not read here.
+ * (`tune(conn)` may switch it to autocommit), whose code is not read here. A `with <connection>:` nested in the
+ * block commits at its own end (one per row in a loop), so the outer block is no single transaction either.
  */
-function endsInside(body: SyntaxNode, fnNode: SyntaxNode, effects: readonly Effect[], connection: string): boolean {
+function endsInside(body: SyntaxNode, fnNode: SyntaxNode, effects: readonly Effect[], connection: string, txStyle: TxStyleResult): boolean {
   if (effects.some((effect) => (effect.kind === 'db-commit' || effect.kind === 'db-rollback') && contains(body, effect.node))) return true;
+  if (body.descendantsOfType('with_statement').some((nested) => connectionItem(nested, txStyle) !== undefined)) return true;
   const root = connection.split('.')[0]!;
   const mentions = new RegExp(`(^|[^\\w.])${root.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\b`);
   // Handed over anywhere in the function, before the block too: the unread code may switch it to autocommit.
@@ -107,4 +152,63 @@ function connectionOf(item: SyntaxNode): { value: SyntaxNode; name: string } {
     return { value: expression, name: expression.type === 'call' ? alias : expression.text };
   }
   return { value, name: value.text };
+}
+
+/**
+ * Read with a repository that shows autocommit evidence, the module's own proof of the mode (it opened the connection
+ * in the default mode and never switches it) does not see what other modules do to it: another module sets the mode
+ * on an object reached through the same attribute (`hist.db.isolation_level = None` for this module's `self.db`) or
+ * on a parameter of a function of its own (`def configure(conn): conn.isolation_level = None`), or this module hands
+ * the connection to a function of another module or a third party (`configure(self.db)` in `__init__`), whose code
+ * may switch it. Then the connection's mode may change and the block is reported as for any unproven connection.
+ */
+function modeMayChangeElsewhere(module: PyModule, fn: PyFunction, write: Effect, connection: string): boolean {
+  const index = repoIndexOf(module);
+  if (!index || autocommitEvidence(module, fn, write) === undefined) return false;
+  const names = connectionAttributes(module, connection);
+  for (const where of index.modules.values()) {
+    if (where.path === module.path) continue;
+    for (const mode of MODE_NAMES) {
+      for (const { target, value } of attributeAssignments(where).whole.get(mode) ?? []) {
+        if (keepsTransactions(value)) continue;
+        const object = target.type === 'attribute' ? target.childForFieldName('object') : null;
+        if (!object) continue;
+        if (object.type === 'attribute' && names.has(object.childForFieldName('attribute')?.text ?? '')) return true;
+        if (object.type === 'identifier' && names.size > 0 && placeOf(target, where)?.fn?.params.includes(object.text)) return true;
+      }
+    }
+  }
+  return handedToAnotherModule(module, connection, names);
+}
+
+/** The attribute names the connection may be kept under: its own (`self.db`), and every attribute the module assigns a `connect(...)` to. */
+function connectionAttributes(module: PyModule, connection: string): Set<string> {
+  const names = new Set<string>();
+  const own = /\.(\w+)$/.exec(connection);
+  if (own) names.add(own[1]!);
+  for (const [attribute, assignments] of attributeAssignments(module).whole) {
+    if (assignments.some(({ value }) => value.type === 'call' && /(^|\.)connect$/.test(callParts(value).callee))) names.add(attribute);
+  }
+  return names;
+}
+
+/** Some call of the module passes the connection (`self.db`, `x.db` for a kept name, or the name itself) to a function of another module or a third party's. */
+function handedToAnotherModule(module: PyModule, connection: string, names: ReadonlySet<string>): boolean {
+  const index = repoIndexOf(module)!;
+  for (const call of module.tree.rootNode.descendantsOfType('call')) {
+    const parts = callParts(call);
+    const passed = [...parts.positional, ...parts.keywords.values()].some((argument) => {
+      const text = compactText(argument);
+      if (text === connection) return true;
+      return argument.type === 'attribute' && names.has(argument.childForFieldName('attribute')?.text ?? '');
+    });
+    if (!passed) continue;
+    const place = placeOf(call, module);
+    const resolved = resolveCall(index, module.path, call, place?.fn);
+    if (resolved.targets.some((target) => target.path !== module.path)) return true;
+    const head = parts.callee.split('.')[0]!;
+    const imported = importBindings(module).find((binding) => binding.localName === head);
+    if (imported && !STDLIB_MODULES.has(imported.module.split('.')[0]!) && resolved.targets.length === 0) return true;
+  }
+  return false;
 }

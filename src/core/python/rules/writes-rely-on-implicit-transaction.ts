@@ -1,14 +1,18 @@
 import { describeWrites, driverOf, helperConnectionBlock, oneRepeatedDelete, setsAutocommitFor, severalWrites, transactionFacts, within } from './facts.ts';
 import { defineRule } from './rule.ts';
-import type { Effect } from '../model.ts';
-import { repoIndexOf } from '../callgraph.ts';
+import type { Effect, PyModule } from '../model.ts';
+import { directEffects } from '../effects.ts';
+import { functionsByQualname } from '../local-resolve.ts';
+import { repoIndexOf, resolveCall } from '../callgraph.ts';
 import { callParts } from '../body-walk.ts';
-import { enclosingLoop } from './syntax.ts';
+import { enclosingLoop, isOwnCode } from './syntax.ts';
 import { retriesOfOneAttempt } from './retried-attempts.ts';
 import { onOwnDefaultModeConnection } from './default-mode-connection.ts';
-import { evidenceClause } from './autocommit-evidence.ts';
+import { evidenceClause, underCondition } from './autocommit-evidence.ts';
 import { insideWrapperTransaction } from '../wrapper-transaction.ts';
 import { insideCallerWrapper } from '../caller-wrapper.ts';
+import { readsThroughBuiltSelect } from './built-select.ts';
+import { deletesRowsItReads } from './reread-deletes.ts';
 
 export const writesRelyOnImplicitTransaction = defineRule({
   meta: {
@@ -35,13 +39,14 @@ export const writesRelyOnImplicitTransaction = defineRule({
         // A function that commits owns the transaction's end: commit-without-begin speaks for it.
         if (facts.opens.length > 0 || facts.commits.length > 0) return;
         // Writes in a `with conn:` block are with-conn-opens-no-transaction's to speak for.
-        const writes = facts.dmlWrites.filter((write) => !facts.connectionBlocks.some((block) => within(block, write)));
+        // A helper's statement of unseen SQL that this function builds from a SELECT and only appends to reads (built-select.ts).
+        const writes = facts.dmlWrites.filter((write) => !facts.connectionBlocks.some((block) => within(block, write)) && !readsThroughBuiltSelect(write, context.fn, context.module));
         if (!severalWrites(writes, fnNode) || retriesOfOneAttempt(writes)) return;
         // A helper's own `with conn:` block commits its writes at its end (default mode): all of them in one such
         // block are that block's, for with-conn-opens-no-transaction to speak for in the helper; spread over
         // several blocks, or beside writes of their own, they are steps committed one after another.
         const blockPass = (write: (typeof writes)[number]): string | undefined => {
-          const block = helperConnectionBlock(write, repoIndexOf(context.module)) ?? (committedByItsCall(write, context.effects) ? write.node : undefined);
+          const block = helperConnectionBlock(write, repoIndexOf(context.module)) ?? (committedByItsCall(write, context.effects) || committedByItsInnerHelper(write, context.module) ? write.node : undefined);
           return block && `${write.node.id}:${block.id}`;
         };
         const passes = writes.map(blockPass);
@@ -56,6 +61,9 @@ export const writesRelyOnImplicitTransaction = defineRule({
         // Every write inside `with self.transaction():` of this module's own BEGIN ... COMMIT wrapper has a transaction of its own.
         // Or every call reaching this function runs it inside such a wrapper on the object it passes (caller-wrapper.ts).
         if (writes.every((write) => insideWrapperTransaction(write, context.fn, context.module) || insideCallerWrapper(write, context.fn, context.module))) return;
+        // The function's one write is a DELETE per row of a loop over its own read of that table: the re-run's read finds the rest (reread-deletes.ts).
+        const everyWrite = [...facts.dmlWrites, ...facts.ddl, ...facts.scripts].filter((write) => !readsThroughBuiltSelect(write, context.fn, context.module));
+        if (deletesRowsItReads(everyWrite, context.effects, context.fn, context.module)) return;
         const first = writes[0]!;
         const connection = callParts(first.node).receiver?.text;
         const autocommit = connection !== undefined && setsAutocommitFor(connection, facts, first.node);
@@ -79,4 +87,36 @@ function committedByItsCall(write: Effect, effects: readonly Effect[]): boolean 
   if (!write.via || !write.viaNode) return false;
   const inner = write.viaNode;
   return effects.some((effect) => effect.kind === 'db-commit' && effect.node.id === write.node.id && effect.via?.qualname === write.via!.qualname && effect.via.path === write.via!.path && effect.viaNode !== undefined && effect.viaNode.startIndex > inner.startIndex);
+}
+
+/**
+ * Two calls down (`self.__check_index()` calling `self.executemany(sql, rows)`, which ends in `con.commit()`): the
+ * effects carry the helper's write but not a commit made a further call down, so the call the write is made by is
+ * read here: a repository function that commits after its own write (hamster's Storage.executemany). Its callers'
+ * call is then a step of its own, as for committedByItsCall. The commit must run on every call that wrote: not
+ * under an `if`, a conditional, `and`/`or` or a handler (`if commit: self.con.commit()`, `if not self.batching:`),
+ * nor after a `return` or `raise` of the function's own that may leave before it.
+ */
+function committedByItsInnerHelper(write: Effect, module: PyModule): boolean {
+  if (!write.via || !write.viaNode || write.viaNode.type !== 'call') return false;
+  const index = repoIndexOf(module);
+  const helperModule = write.via.path === module.path ? module : index?.modules.get(write.via.path);
+  const helper = helperModule && functionsByQualname(helperModule).get(write.via.qualname);
+  if (!index || !helperModule || !helper) return false;
+  const resolved = resolveCall(index, write.via.path, write.viaNode, helper);
+  if (resolved.resolution !== 'exact' || resolved.targets.length !== 1) return false;
+  const [target] = resolved.targets;
+  const targetModule = index.modules.get(target!.path);
+  const callee = targetModule && functionsByQualname(targetModule).get(target!.qualname);
+  if (!targetModule || !callee) return false;
+  const own = directEffects(callee, targetModule);
+  const firstWrite = own.find((effect) => effect.kind === 'db-write' && effect.via === undefined);
+  if (firstWrite === undefined) return false;
+  const exits = callee.node.descendantsOfType(['return_statement', 'raise_statement']).filter((exit) => isOwnCode(exit, callee.node));
+  return own.some(
+    (effect) =>
+      effect.kind === 'db-commit' && effect.via === undefined && effect.node.startIndex > firstWrite.node.startIndex &&
+      isOwnCode(effect.node, callee.node) && !underCondition(effect.node, callee.node) &&
+      !exits.some((exit) => exit.startIndex < effect.node.startIndex),
+  );
 }
