@@ -50,6 +50,12 @@ export const configSchema = z
       .describe(
         'When the rules on sqlite3\'s default mode (commit-without-begin, writes-rely-on-implicit-transaction, with-conn-opens-no-transaction) speak, read with the whole repository: when-evident, where the repository asks for autocommit (isolation_level=None, autocommit=...) or takes the connection from outside (a parameter no repository code passes, Django, SQLAlchemy, ...); unless-proven, wherever the connection is not proven opened by the repository in the default mode',
       ),
+    windows_only: z
+      .enum(['skip', 'report'])
+      .default('skip')
+      .describe(
+        "in-place-file-rewrite findings on a file write reached only on native Windows (under os.name == 'nt', sys.platform == 'win32' or .startswith('win'), platform.system() == 'Windows', except WindowsError, or a module constant bound to one of those): skip (the default), since crashprobe judges and crash-tests POSIX semantics; report: keep them. A remove-then-rename is reported either way (os.replace closes its window on Windows too)",
+      ),
     max_inline_comments: z.number().int().min(0).max(30).default(30),
     harness: z
       .object({

@@ -76,6 +76,8 @@ export interface RepoIndex {
    * repository shows (absent: autocommit-evidence.ts), or unless proven otherwise (`unless-proven`).
    */
   assumeAutocommit?: AssumeAutocommit;
+  /** `windows_only: report`: keep findings on code reached only on native Windows (windows-only.ts); absent: skip them. */
+  windowsOnly?: 'report';
 }
 
 /** `when-evident` (the default): the repository names autocommit, or the connection comes from outside it. `unless-proven`: any connection not proven default-mode. */
@@ -180,6 +182,7 @@ export interface BuildOptions {
   /** The inputs are every Python file of the repository in scope (RepoIndex.complete). */
   complete?: boolean;
   assumeAutocommit?: AssumeAutocommit;
+  windowsOnly?: 'report' | 'skip';
 }
 
 const indexOfModule = new WeakMap<PyModule, RepoIndex>();
@@ -194,7 +197,7 @@ export function repoIndexOf(module: PyModule): RepoIndex | undefined {
 
 /** Builds the index; pass PyModules to keep them for cross-file helper effects, or summaries to save memory. */
 export function buildRepoIndex(inputs: readonly (PyModule | ModuleSummary)[], options: BuildOptions = {}): RepoIndex {
-  const index: RepoIndex = { summaries: new Map(), modules: new Map(), edges: [], methodsByName: new Map(), moduleByDotted: new Map(), ...(options.complete ? { complete: true } : {}), ...(options.assumeAutocommit === 'unless-proven' ? { assumeAutocommit: options.assumeAutocommit } : {}) };
+  const index: RepoIndex = { summaries: new Map(), modules: new Map(), edges: [], methodsByName: new Map(), moduleByDotted: new Map(), ...(options.complete ? { complete: true } : {}), ...(options.assumeAutocommit === 'unless-proven' ? { assumeAutocommit: options.assumeAutocommit } : {}), ...(options.windowsOnly === 'report' ? { windowsOnly: 'report' as const } : {}) };
   for (const input of inputs) {
     const summary = 'tree' in input ? summarizeModule(input) : input;
     if ('tree' in input) {

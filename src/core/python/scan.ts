@@ -38,11 +38,13 @@ export interface ScanOptions {
   exclude?: readonly string[];
   /** When the default-mode rules take a connection for possibly autocommit (RepoIndex.assumeAutocommit). */
   assumeAutocommit?: AssumeAutocommit;
+  /** `report`: keep findings on code reached only on native Windows (RepoIndex.windowsOnly). */
+  windowsOnly?: 'report' | 'skip';
 }
 
 /** `diff` (unified diff text) limits the scan to the Python functions it touches; paths in it are relative to the same root as the modules'. */
 export function scanRepository(modules: readonly PyModule[], diff?: string, options: ScanOptions = {}): ScanResult {
-  const index = buildRepoIndex(modules, { complete: true, ...(options.assumeAutocommit ? { assumeAutocommit: options.assumeAutocommit } : {}) });
+  const index = buildRepoIndex(modules, { complete: true, ...(options.assumeAutocommit ? { assumeAutocommit: options.assumeAutocommit } : {}), ...(options.windowsOnly ? { windowsOnly: options.windowsOnly } : {}) });
   const excluded = modules.length > 1 ? excludedBy(options.exclude ?? DEFAULT_EXCLUDE) : () => false;
   if (diff === undefined) {
     return { index, files: modules.filter((m) => !excluded(m.path)).map((module) => scannedFile(module, analyzeModule(module, index))) };

@@ -61,7 +61,7 @@ export async function touchedWriters(source: PullRequestSource, config: Crashpro
   let everyFileRead = !tooMany;
   if (!tooMany) for (const p of allPaths) if (inScope(p) && !(await modules.read(p))) everyFileRead = false;
   const indexNote = tooMany ? [`The repository has ${allPaths.length} Python files; helpers in unchanged files were not followed.`] : [];
-  const index = buildRepoIndex(modules.parsed(), { complete: everyFileRead, assumeAutocommit: config.assume_autocommit });
+  const index = buildRepoIndex(modules.parsed(), { complete: everyFileRead, assumeAutocommit: config.assume_autocommit, windowsOnly: config.windows_only });
 
   const touched: TouchedFunction[] = [];
   const moduleNotes: string[] = [];

@@ -1,7 +1,7 @@
 // `crashprobe scan --json FILE` (issue 10, item 10): like `crash --json FILE`, the JSON goes to
 // FILE and the text report to standard output, whichever side of the path the option stands.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -47,5 +47,28 @@ describe('crashprobe scan --json FILE', () => {
     const wrong = scan(registry, '--assume-autocommit', 'never');
     expect(wrong.status).toBe(2);
     expect(wrong.stderr).toMatch(/--assume-autocommit never: give when-evident or unless-proven/);
+  }, 60_000);
+
+  it('takes --windows-only: a write reached only on native Windows is skipped by default, kept on request, and a wrong value is named', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'scan-windows-'));
+    writeFileSync(join(dir, 'state.py'), [
+      'import json, os',
+      '',
+      'def save(path, state):',
+      "    if os.name == 'nt':",
+      "        with open(path, 'w') as f:",
+      '            json.dump(state, f)',
+      '',
+      'def load(path):',
+      '    with open(path) as f:',
+      '        return json.load(f)',
+      '',
+    ].join('\n'));
+    const rules = (result: ReturnType<typeof scan>) => scanJsonSchema.parse(JSON.parse(result.stdout)).files.flatMap((f) => f.functions.flatMap((fn) => fn.findings.map((x) => x.ruleId)));
+    expect(rules(scan(dir, '--json'))).not.toContain('in-place-file-rewrite');
+    expect(rules(scan(dir, '--json', '--windows-only', 'report'))).toContain('in-place-file-rewrite');
+    const wrong = scan(dir, '--windows-only', 'sometimes');
+    expect(wrong.status).toBe(2);
+    expect(wrong.stderr).toMatch(/--windows-only sometimes: give skip or report/);
   }, 60_000);
 });

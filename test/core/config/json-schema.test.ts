@@ -11,7 +11,7 @@ describe('published JSON Schema', () => {
 
   it('describes every top-level setting and refuses unknown ones', () => {
     const schema = configJsonSchema() as { properties: Record<string, { enum?: string[] }>; additionalProperties: boolean };
-    expect(Object.keys(schema.properties).sort()).toEqual(['assume_autocommit', 'audit', 'drafts', 'fail_on', 'harness', 'max_inline_comments', 'paths', 'scenarios']);
+    expect(Object.keys(schema.properties).sort()).toEqual(['assume_autocommit', 'audit', 'drafts', 'fail_on', 'harness', 'max_inline_comments', 'paths', 'scenarios', 'windows_only']);
     expect(schema.properties.fail_on?.enum).toEqual(['unsafe', 'safe_by_accident', 'never']);
     expect(schema.additionalProperties).toBe(false);
   });

@@ -17,6 +17,7 @@ interface ScanFlags {
   json?: boolean | string;
   all?: boolean;
   assumeAutocommit?: string;
+  windowsOnly?: string;
 }
 
 export function registerScan(program: Command): void {
@@ -29,6 +30,7 @@ export function registerScan(program: Command): void {
     .option('--json [file]', 'print JSON instead of text; with FILE, write the JSON there and print the text')
     .option('--all', 'text output: list functions that write nothing too')
     .option('--assume-autocommit <when>', 'when-evident (default): the default-mode rules speak where the repository asks for autocommit or takes the connection from outside; unless-proven: wherever the connection is not proven opened in the default mode')
+    .option('--windows-only <what>', 'skip (default): no findings on file writes reached only on native Windows (POSIX semantics are judged); report: keep them')
     .action(async (given: string | undefined, flags: ScanFlags) => {
       try {
         const [target, json] = resolveJsonFlag(given, flags.json);
@@ -75,14 +77,22 @@ const FILES_WORTH_A_THREAD = 200;
 async function scanTarget(target: string, flags: ScanFlags) {
   const sources = await readPythonSources(target);
   const diff = flags.diff !== undefined ? await readDiff(flags.diff) : flags.base !== undefined ? await gitDiff(sources.root, flags.base) : undefined;
-  const threads = Math.min(availableParallelism(), Math.floor(sources.sources.length / FILES_WORTH_A_THREAD));
-  if (threads < 2) return { root: sources.root, diff, files: scanRepository(parsedTree(sources).modules, diff, { assumeAutocommit: assumeAutocommitFlag(flags.assumeAutocommit) }).files };
+  const options = { assumeAutocommit: assumeAutocommitFlag(flags.assumeAutocommit), windowsOnly: windowsOnlyFlag(flags.windowsOnly) };
+  // The threaded scan reads summaries only and takes the defaults: a setting asked for is honoured in memory.
+  const asked = flags.assumeAutocommit !== undefined || flags.windowsOnly !== undefined;
+  const threads = asked ? 1 : Math.min(availableParallelism(), Math.floor(sources.sources.length / FILES_WORTH_A_THREAD));
+  if (threads < 2) return { root: sources.root, diff, files: scanRepository(parsedTree(sources).modules, diff, options).files };
   return { root: sources.root, diff, files: (await scanSources(sources.sources, diff, { scanner: workerPool(threads) })).files };
 }
 
 function assumeAutocommitFlag(value: string | undefined): AssumeAutocommit {
   if (value === undefined || value === 'when-evident' || value === 'unless-proven') return value ?? 'when-evident';
   throw new Error(`--assume-autocommit ${value}: give when-evident or unless-proven`);
+}
+
+function windowsOnlyFlag(value: string | undefined): 'report' | 'skip' {
+  if (value === undefined || value === 'skip' || value === 'report') return value ?? 'skip';
+  throw new Error(`--windows-only ${value}: give skip or report`);
 }
 
 async function readDiff(file: string): Promise<string> {

@@ -14,6 +14,10 @@
 // chown, test or remove the path and close the handle (skippedDoesNothing): a crash between making the empty file and
 // filling it (a method, gpg, sqlite3, a header, the work a marker stands for) leaves an empty file the re-run's test
 // takes as made, never filled (review 26b).
+// Stop 27: (1) nothing written also covers `h.write('#\n')` into a .py file (writesCommentOnly: printable ASCII of
+// blank and `#` lines, no `coding`, no escape but \n \r \t): any prefix a crash leaves is the same empty module
+// (sqlobject's load_module_from_name, which makes a missing package __init__.py). (2) A raise in an except clause of a
+// try holding only the open is not skipped work: the open failed, no file was made.
 // Partial: a caller that fills the file after calling the function, itself behind an existence test, is not
 // followed (deluge's create_localclient_account writes the auth file create_auth_file made, and __load_auth_file
 // calls it only when the file is absent; deluge re-adds the missing account on load, so it heals). Nor is a
@@ -21,11 +25,13 @@
 // function, an attribute, a global, a return) counts as written; a write of the same path by a helper reached
 // through another spelling is not seen, nor another function's write between the test and the open in another
 // thread (a race, not a crash-safety question).
-import type { Effect, SyntaxNode } from '../model.ts';
+import type { Effect, PyModule, SyntaxNode } from '../model.ts';
+import { repoIndexOf } from '../callgraph.ts';
 import { callParts } from '../body-walk.ts';
 import { PATH_OPENERS } from './file-reads.ts';
 import { reachedOnlyWhenAbsent, samePath, type SkippedOnRerun } from './absent-target-guard.ts';
-import { compactText, unparenthesized } from './syntax.ts';
+import { compactText, literalText, unparenthesized } from './syntax.ts';
+import { localAssignmentBefore } from '../local-assignments.ts';
 
 /** Openers that write a header or trailer of their own on close, with nothing written through them. */
 const HEADER_WRITING_OPENERS = new Set(['gzip.open', 'bz2.open', 'lzma.open', 'tarfile.open']);
@@ -33,17 +39,20 @@ const HEADER_WRITING_OPENERS = new Set(['gzip.open', 'bz2.open', 'lzma.open', 't
 /** Calls on the handle that put no bytes in the file. */
 const QUIET_METHODS = new Set(['close', 'flush']);
 
-export function createsEmptyWhenAbsent(target: SyntaxNode, write: Effect, fnNode: SyntaxNode, effects: readonly Effect[]): boolean {
+export function createsEmptyWhenAbsent(target: SyntaxNode, write: Effect, fnNode: SyntaxNode, effects: readonly Effect[], module?: PyModule): boolean {
   const openCall = write.node;
   if (openCall.type !== 'call' || !write.mode?.includes('w')) return false;
   const call = callParts(openCall);
   const opened = PATH_OPENERS.has(call.callee) ? call.positional[0] : call.method === 'open' ? call.receiver : undefined;
   if (!opened || opened.id !== target.id || HEADER_WRITING_OPENERS.has(call.callee)) return false;
-  const handle = writesNothingThrough(openCall, fnNode);
-  if (handle === false) return false;
-  // Another write of the same path in the function (an append after the open, say) may put contents in it.
   const path = compactText(target);
-  if (effects.some((effect) => effect.kind === 'file-write' && effect.node.id !== openCall.id && namesPath(effect.node, path))) return false;
+  // Another write of the same path in the function (an append after the open, say) may put contents in it.
+  const writtenOtherwise = effects.some((effect) => effect.kind === 'file-write' && effect.node.id !== openCall.id && namesPath(effect.node, path));
+  const handle = writesNothingThrough(openCall, target, fnNode);
+  if (handle === false) return false;
+  if (writtenOtherwise) return false;
+  // Comment text written: only while no other code reads, compares, appends to or writes that file (commentFileLeftAlone).
+  if (handle !== undefined && writesThroughHandle(handle, fnNode) && !commentFileLeftAlone(target, openCall, fnNode, module)) return false;
   return reachedOnlyWhenAbsent(target, openCall, fnNode, effects, (skipped) => skippedDoesNothing(skipped, { openCall, target, handle, fnNode }));
 }
 
@@ -53,7 +62,7 @@ export function createsEmptyWhenAbsent(target: SyntaxNode, write: Effect, fnNode
  * other mention in the function is `h.close()`, `h.flush()` or `os.fsync(h.fileno())` as a statement. Gives the
  * handle's name (undefined when unnamed), or false.
  */
-function writesNothingThrough(openCall: SyntaxNode, fnNode: SyntaxNode): string | undefined | false {
+function writesNothingThrough(openCall: SyntaxNode, target: SyntaxNode, fnNode: SyntaxNode): string | undefined | false {
   const parent = openCall.parent;
   if (!parent) return false;
   if (parent.type === 'expression_statement') return undefined;
@@ -73,7 +82,127 @@ function writesNothingThrough(openCall: SyntaxNode, fnNode: SyntaxNode): string 
   const name = handle.text;
   const body = fnNode.childForFieldName('body');
   if (!body) return false;
-  return body.descendantsOfType('identifier').every((mention) => mention.text !== name || mention.id === handle.id || quietUse(mention)) ? name : false;
+  return body.descendantsOfType('identifier').every((mention) => mention.text !== name || mention.id === handle.id || quietUse(mention) || writesCommentOnly(mention, target)) ? name : false;
+}
+
+/**
+ * `h.write('#\n')` as a statement, into a .py file (sqlobject's load_module_from_name makes a missing package
+ * __init__.py so): text of only blank and `#` comment lines, so any prefix a crash leaves is the same empty module.
+ * Not a comment naming an encoding (`# -*- coding: latin-1 -*-` cut to `coding: lat` is a SyntaxError), nor any
+ * other file type, nor text with code in it.
+ */
+function writesCommentOnly(mention: SyntaxNode, target: SyntaxNode): boolean {
+  const attribute = mention.parent;
+  if (attribute?.type !== 'attribute' || attribute.childForFieldName('object')?.id !== mention.id || attribute.childForFieldName('attribute')?.text !== 'write') return false;
+  const call = attribute.parent;
+  if (call?.type !== 'call' || call.parent?.type !== 'expression_statement') return false;
+  return commentOnlyWrite(call, target);
+}
+
+function commentOnlyWrite(call: SyntaxNode, target: SyntaxNode): boolean {
+  const parts = callParts(call);
+  const [text] = parts.positional;
+  if (parts.positional.length !== 1 || parts.keywords.size > 0 || text?.type !== 'string' || text.namedChildren.some((child) => child.type === 'interpolation')) return false;
+  const value = decodedText(text);
+  // Not a shebang: a cut `#!/usr/bin/en` makes every exec of the file fail, where an empty file would not.
+  if (value === undefined || /^\s*#!/.test(value)) return false;
+  return pythonSourcePath(target) && !/coding/i.test(value) && value.split(/\r?\n|\r/).every((line) => /^[ \t]*(#.*)?$/.test(line));
+}
+
+function writesThroughHandle(handle: string, fnNode: SyntaxNode): boolean {
+  return fnNode.descendantsOfType('call').some((call) => {
+    const parts = callParts(call);
+    return parts.receiver?.type === 'identifier' && parts.receiver.text === handle && /^write/.test(parts.method);
+  });
+}
+
+const EXISTENCE_TESTS = new Set(['os.path.exists', 'os.path.isfile', 'os.path.lexists', 'exists', 'isfile']);
+const PATH_KEEPING = new Set([...EXISTENCE_TESTS, 'os.chmod', 'os.chown']);
+
+/**
+ * The comment is the same empty module to an import, not to code that reads the text (a schema stamp parsed back, a
+ * marker compared before a delete) nor to a writer that appends after it (a caller that creates the file and then
+ * adds imports, skipped by its own existence test on a re-run): no such code may reach the file. In the function, the
+ * path's name is only bound, tested for existence, chmodded or opened by this open; in the repository's modules (the
+ * writer's own when the scan gave none), the file's name (the '.py' literal of its path) appears in no other string
+ * but a docstring, a message (a raise's or a log call's), a name compared as such (`fname != '__init__.py'` in a
+ * listing), and this function's own binding, open and existence tests of the path. Partial: a reader that finds the
+ * file by listing its folder or globbing '*.py' is not seen.
+ */
+function commentFileLeftAlone(target: SyntaxNode, openCall: SyntaxNode, fnNode: SyntaxNode, module?: PyModule): boolean {
+  const literal = pythonSourceLiteral(target);
+  if (!literal) return false;
+  const fileName = literalText(literal).split(/[\\/]/).at(-1) ?? '';
+  if (fileName === '') return false;
+  // Nodes of the function that may name the path: its open, the existence tests, chmod and chown of it, its binding.
+  const kept: SyntaxNode[] = [openCall];
+  for (const call of fnNode.descendantsOfType('call')) if (PATH_KEEPING.has(callParts(call).callee)) kept.push(call);
+  const binding = target.type === 'identifier' ? localAssignmentBefore(target) : undefined;
+  if (binding) kept.push(binding);
+  const within = (node: SyntaxNode, outer: SyntaxNode): boolean => node.startIndex >= outer.startIndex && node.endIndex <= outer.endIndex;
+  const keptHere = (node: SyntaxNode): boolean => within(node, fnNode) && kept.some((outer) => within(node, outer));
+  if (target.type === 'identifier') {
+    const body = fnNode.childForFieldName('body');
+    const used = body?.descendantsOfType('identifier').every((mention) => {
+      if (mention.text !== target.text || keptHere(mention)) return true;
+      const assignment = mention.parent;
+      return assignment?.type === 'assignment' && assignment.childForFieldName('left')?.id === mention.id;
+    });
+    if (!used) return false;
+  }
+  const modules = module ? [module, ...(repoIndexOf(module)?.modules.values() ?? [])] : [];
+  const roots = modules.length > 0 ? modules.map((each) => each.tree.rootNode) : [rootOf(fnNode)];
+  return roots.every((root) => root.descendantsOfType('string').every((string) => !string.text.includes(fileName) || keptHere(string) || onlyNamesTheFile(string)));
+}
+
+/** A docstring, a message (a raise's, a log call's), or a file name compared as a name. */
+function onlyNamesTheFile(string: SyntaxNode): boolean {
+  const parent = string.parent;
+  if (parent?.type === 'expression_statement') return true;
+  if (parent?.type === 'comparison_operator') return true;
+  for (let up = string.parent; up; up = up.parent) {
+    if (up.type === 'raise_statement') return true;
+    if (up.type === 'call') {
+      const parts = callParts(up);
+      if (LOG_METHODS.has(parts.method) && parts.receiver && LOGGER_NAME.test(compactText(parts.receiver).split('.').at(-1) ?? '')) return true;
+      // Only an error's constructor between the string and the raise: not `raise E(open(p).read())`.
+      if (!/^[A-Z]\w*$/.test(parts.callee)) return false;
+    }
+    if (up.type === 'expression_statement' || up.type === 'block' || up.type === 'function_definition') return false;
+  }
+  return false;
+}
+
+function rootOf(node: SyntaxNode): SyntaxNode {
+  let root = node;
+  while (root.parent) root = root.parent;
+  return root;
+}
+
+/**
+ * A plain or bytes literal's text with \\n, \\r and \\t decoded; undefined for another escape, a raw or f-string,
+ * or anything but printable ASCII (a cut inside a multi-byte character is a SyntaxError).
+ */
+function decodedText(literal: SyntaxNode): string | undefined {
+  const prefix = /^[a-zA-Z]*/.exec(literal.text)?.[0] ?? '';
+  if (/[rRfF]/.test(prefix)) return undefined;
+  const raw = literalText(literal);
+  if (/\\[^nrt]/.test(raw) || /\\$/.test(raw)) return undefined;
+  const value = raw.replace(/\\n/g, '\n').replace(/\\r/g, '\r').replace(/\\t/g, '\t');
+  return /^[\t\n\r -~]*$/.test(value) ? value : undefined;
+}
+
+/** A path that names a .py file: a literal, `x + '.py'`, `os.path.join(..., 'name.py')`, or a local bound once to one. */
+function pythonSourcePath(path: SyntaxNode): boolean {
+  return pythonSourceLiteral(path) !== undefined;
+}
+
+/** The '.py' literal ending the path (`'__init__.py'` of `os.path.join(d, '__init__.py')`). */
+function pythonSourceLiteral(path: SyntaxNode): SyntaxNode | undefined {
+  const value = path.type === 'identifier' ? localAssignmentBefore(path) : unparenthesized(path);
+  if (!value) return undefined;
+  const last = value.type === 'call' && callParts(value).callee === 'os.path.join' ? callParts(value).positional.at(-1) : value.type === 'binary_operator' ? value.childForFieldName('right') : value;
+  return last?.type === 'string' && !last.namedChildren.some((child) => child.type === 'interpolation') && /\.py$/.test(literalText(last)) ? last : undefined;
 }
 
 /** `h.close()` or `h.flush()` as a statement, or `os.fsync(h.fileno())` as one. */
@@ -143,6 +272,8 @@ function skippedDoesNothing(skipped: SkippedOnRerun, opened: Opened): boolean {
       pathOnly.add(call.id);
     } else if (skipped.testsPresence(call)) exempt.push(call);
   }
+  // A raise where the open itself failed (an except clause of a try holding only the open): no file was made.
+  for (const raise of container.descendantsOfType('raise_statement').filter(inside)) if (raisedWhereOpenFailed(raise, opened.openCall)) exempt.push(raise);
   const isExempt = (node: SyntaxNode): boolean => exempt.some((range) => node.startIndex >= range.startIndex && node.endIndex <= range.endIndex);
   for (const call of calls) {
     if (isExempt(call) || pathOnly.has(call.id) || allowedCall(call, opened)) continue;
@@ -176,6 +307,7 @@ function allowedCall(call: SyntaxNode, opened: Opened): boolean {
   if (opened.handle === undefined) return false;
   const onHandle = parts.receiver?.type === 'identifier' && parts.receiver.text === opened.handle;
   if (onHandle && ['close', 'flush', 'fileno'].includes(parts.method) && parts.positional.length === 0) return true;
+  if (onHandle && parts.method === 'write' && call.parent?.type === 'expression_statement' && commentOnlyWrite(call, opened.target)) return true;
   if (parts.callee === 'os.fsync' && parts.positional.length === 1) {
     const argument = callParts(unparenthesized(parts.positional[0]!));
     return argument.method === 'fileno' && argument.receiver?.type === 'identifier' && argument.receiver.text === opened.handle;
@@ -216,4 +348,23 @@ function returnsWhatRerunReturns(statement: SyntaxNode, skipped: SkippedOnRerun,
 function withinExcept(node: SyntaxNode, container: SyntaxNode): boolean {
   for (let up = node.parent; up && up.id !== container.id; up = up.parent) if (up.type === 'except_clause') return true;
   return false;
+}
+
+/**
+ * `raise Error('cannot write %s' % os.path.dirname(p))` in an except clause of a try whose body is only the open's
+ * statement: the open failed, so no file exists to be skipped. Its calls may only build the error (a capitalised
+ * class) or format a path (os.path.*, str).
+ */
+function raisedWhereOpenFailed(raise: SyntaxNode, openCall: SyntaxNode): boolean {
+  let clause: SyntaxNode | null = raise.parent;
+  while (clause && clause.type !== 'except_clause' && clause.type !== 'function_definition') clause = clause.parent;
+  const tryStatement = clause?.type === 'except_clause' ? clause.parent : undefined;
+  const body = tryStatement?.type === 'try_statement' ? tryStatement.childForFieldName('body') : undefined;
+  const statements = body?.namedChildren.filter((child) => child.type !== 'comment') ?? [];
+  if (statements.length !== 1 || !(statements[0]!.startIndex <= openCall.startIndex && statements[0]!.endIndex >= openCall.endIndex)) return false;
+  if (statements[0]!.type !== 'expression_statement' || statements[0]!.namedChildren[0]?.type !== 'assignment') return false;
+  return raise.descendantsOfType('call').every((call) => {
+    const callee = callParts(call).callee;
+    return /^[A-Z]\w*$/.test(callee) || callee.startsWith('os.path.') || callee === 'str';
+  });
 }

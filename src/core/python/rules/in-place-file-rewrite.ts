@@ -16,6 +16,7 @@ import { writesIntoFreshDirectory } from './fresh-directory.ts';
 import { readBackInModule, type ReadBack } from './read-back.ts';
 import { namedByRecord } from './named-by-record.ts';
 import { smallFixedRecord } from './fixed-record.ts';
+import { windowsOnlyQuiet } from './windows-only.ts';
 
 /** Who meets the torn file: what made read-back.ts count it as state. */
 const READER_WORDS: Readonly<Record<ReadBack['how'], (line: number) => string>> = {
@@ -95,8 +96,11 @@ export const inPlaceFileRewrite = defineRule({
       'function:exit'() {
         const moves = context.effects.filter((effect) => (effect.kind === 'file-replace' || effect.kind === 'file-rename') && !effect.via);
         for (const effect of context.effects) {
+          // A remove-then-rename stays reported under a Windows test too: os.replace closes its window there as well.
           if (effect.kind === 'file-delete' && !effect.via) reportRemovedBeforeRename(effect, moves);
           if (effect.kind !== 'file-write' || effect.via) continue;
+          // A write reached only on native Windows (windows-only.ts): POSIX semantics are judged, unless the config keeps them.
+          if (windowsOnlyQuiet(effect.node, context.module)) continue;
           const target = writeTarget(effect);
           if (!target || isTemporaryPath(target.path) || closedAtOnce(effect.node, context.effects)) continue;
           // A pipe's or a socket's descriptor: no file to truncate, nothing persists.
@@ -108,7 +112,7 @@ export const inPlaceFileRewrite = defineRule({
           if (rebuiltFromIntactSource(target.path, effect, fnNode, context.effects)) continue;
           if (exportOfDatabaseReads(effect, context)) continue;
           // Reached only while the target is absent, and nothing written through it: it can only make an empty file (created-empty.ts).
-          if (!target.rewound && createsEmptyWhenAbsent(target.path, effect, fnNode, context.effects)) continue;
+          if (!target.rewound && createsEmptyWhenAbsent(target.path, effect, fnNode, context.effects, context.module)) continue;
           // The function goes on only when the target is absent: the write creates a new file, no old contents to tear.
           if (!target.rewound && targetKnownAbsent(target.path, effect, fnNode, context.effects)) continue;
           if (!target.rewound && writesIntoFreshDirectory(target.path, effect, fnNode, context.effects)) continue;
