@@ -8,16 +8,11 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parseModule } from '../../../../src/core/python/parse.ts';
 import { scanRepository } from '../../../../src/core/python/scan.ts';
+import { dedent } from './rule-tester.ts';
 import type { AssumeAutocommit } from '../../../../src/core/python/callgraph.ts';
 import { configSchema } from '../../../../src/core/config/schema.ts';
 
 const RULES = new Set(['commit-without-begin', 'writes-rely-on-implicit-transaction', 'with-conn-opens-no-transaction']);
-
-function dedent(text: string): string {
-  const lines = text.replace(/^\n/, '').split('\n');
-  const indent = Math.min(...lines.filter((line) => line.trim() !== '').map((line) => line.match(/^ */)![0].length));
-  return lines.map((line) => line.slice(indent)).join('\n');
-}
 
 type Repository = Record<string, string>;
 
