@@ -14,7 +14,7 @@
 import type { Effect, SyntaxNode } from '../model.ts';
 import { callParts } from '../body-walk.ts';
 import { localAssignmentBefore } from '../local-assignments.ts';
-import { ancestorsWithin, compactText, unparenthesized } from './syntax.ts';
+import { ancestorsWithin, compactText, rootOf, unparenthesized } from './syntax.ts';
 import { boundOutsideImports } from './single-binding.ts';
 
 const EXISTENCE_FUNCTIONS = new Set(['os.path.exists', 'os.path.isfile', 'os.path.lexists']);
@@ -323,10 +323,4 @@ function importedExistenceFunction(callee: string, call: SyntaxNode): boolean {
     }
   }
   return imported && !boundOutsideImports(first, root);
-}
-
-function rootOf(node: SyntaxNode): SyntaxNode {
-  let root = node;
-  while (root.parent) root = root.parent;
-  return root;
 }

@@ -30,7 +30,7 @@ import { repoIndexOf } from '../callgraph.ts';
 import { callParts } from '../body-walk.ts';
 import { PATH_OPENERS } from './file-reads.ts';
 import { reachedOnlyWhenAbsent, samePath, type SkippedOnRerun } from './absent-target-guard.ts';
-import { compactText, literalText, unparenthesized } from './syntax.ts';
+import { compactText, contains, literalText, rootOf, unparenthesized } from './syntax.ts';
 import { localAssignmentBefore } from '../local-assignments.ts';
 
 /** Openers that write a header or trailer of their own on close, with nothing written through them. */
@@ -45,12 +45,11 @@ export function createsEmptyWhenAbsent(target: SyntaxNode, write: Effect, fnNode
   const call = callParts(openCall);
   const opened = PATH_OPENERS.has(call.callee) ? call.positional[0] : call.method === 'open' ? call.receiver : undefined;
   if (!opened || opened.id !== target.id || HEADER_WRITING_OPENERS.has(call.callee)) return false;
-  const path = compactText(target);
-  // Another write of the same path in the function (an append after the open, say) may put contents in it.
-  const writtenOtherwise = effects.some((effect) => effect.kind === 'file-write' && effect.node.id !== openCall.id && namesPath(effect.node, path));
   const handle = writesNothingThrough(openCall, target, fnNode);
   if (handle === false) return false;
-  if (writtenOtherwise) return false;
+  // Another write of the same path in the function (an append after the open, say) may put contents in it.
+  const path = compactText(target);
+  if (effects.some((effect) => effect.kind === 'file-write' && effect.node.id !== openCall.id && namesPath(effect.node, path))) return false;
   // Comment text written: only while no other code reads, compares, appends to or writes that file (commentFileLeftAlone).
   if (handle !== undefined && writesThroughHandle(handle, fnNode) && !commentFileLeftAlone(target, openCall, fnNode, module)) return false;
   return reachedOnlyWhenAbsent(target, openCall, fnNode, effects, (skipped) => skippedDoesNothing(skipped, { openCall, target, handle, fnNode }));
@@ -106,7 +105,7 @@ function commentOnlyWrite(call: SyntaxNode, target: SyntaxNode): boolean {
   const value = decodedText(text);
   // Not a shebang: a cut `#!/usr/bin/en` makes every exec of the file fail, where an empty file would not.
   if (value === undefined || /^\s*#!/.test(value)) return false;
-  return pythonSourcePath(target) && !/coding/i.test(value) && value.split(/\r?\n|\r/).every((line) => /^[ \t]*(#.*)?$/.test(line));
+  return pythonSourceLiteral(target) !== undefined && !/coding/i.test(value) && value.split(/\r?\n|\r/).every((line) => /^[ \t]*(#.*)?$/.test(line));
 }
 
 function writesThroughHandle(handle: string, fnNode: SyntaxNode): boolean {
@@ -139,8 +138,7 @@ function commentFileLeftAlone(target: SyntaxNode, openCall: SyntaxNode, fnNode: 
   for (const call of fnNode.descendantsOfType('call')) if (PATH_KEEPING.has(callParts(call).callee)) kept.push(call);
   const binding = target.type === 'identifier' ? localAssignmentBefore(target) : undefined;
   if (binding) kept.push(binding);
-  const within = (node: SyntaxNode, outer: SyntaxNode): boolean => node.startIndex >= outer.startIndex && node.endIndex <= outer.endIndex;
-  const keptHere = (node: SyntaxNode): boolean => within(node, fnNode) && kept.some((outer) => within(node, outer));
+  const keptHere = (node: SyntaxNode): boolean => contains(fnNode, node) && kept.some((outer) => contains(outer, node));
   if (target.type === 'identifier') {
     const body = fnNode.childForFieldName('body');
     const used = body?.descendantsOfType('identifier').every((mention) => {
@@ -173,12 +171,6 @@ function onlyNamesTheFile(string: SyntaxNode): boolean {
   return false;
 }
 
-function rootOf(node: SyntaxNode): SyntaxNode {
-  let root = node;
-  while (root.parent) root = root.parent;
-  return root;
-}
-
 /**
  * A plain or bytes literal's text with \\n, \\r and \\t decoded; undefined for another escape, a raw or f-string,
  * or anything but printable ASCII (a cut inside a multi-byte character is a SyntaxError).
@@ -192,12 +184,10 @@ function decodedText(literal: SyntaxNode): string | undefined {
   return /^[\t\n\r -~]*$/.test(value) ? value : undefined;
 }
 
-/** A path that names a .py file: a literal, `x + '.py'`, `os.path.join(..., 'name.py')`, or a local bound once to one. */
-function pythonSourcePath(path: SyntaxNode): boolean {
-  return pythonSourceLiteral(path) !== undefined;
-}
-
-/** The '.py' literal ending the path (`'__init__.py'` of `os.path.join(d, '__init__.py')`). */
+/**
+ * The '.py' literal ending a path that names a .py file: a literal, `x + '.py'`, `os.path.join(..., 'name.py')`, or
+ * a local bound once to one (`'__init__.py'` of `os.path.join(d, '__init__.py')`).
+ */
 function pythonSourceLiteral(path: SyntaxNode): SyntaxNode | undefined {
   const value = path.type === 'identifier' ? localAssignmentBefore(path) : unparenthesized(path);
   if (!value) return undefined;

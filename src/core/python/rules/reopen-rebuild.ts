@@ -56,7 +56,8 @@ import { listFunctions } from '../functions.ts';
 import { splitSqlStatements } from '../sql.ts';
 import { dropsListedTable, noRowsCarriedOver, statementCall } from './listed-table-drop.ts';
 import { isModuleConstant } from './module-constants.ts';
-import { caughtClasses, literalText } from './syntax.ts';
+import { callParts } from '../body-walk.ts';
+import { caughtClasses, compactText, literalText } from './syntax.ts';
 import { contains } from './syntax-tree.ts';
 import { sqlTemplate } from './schema-guarded-ddl.ts';
 
@@ -502,6 +503,6 @@ function leaves(statement: SyntaxNode): boolean {
 }
 
 function receiverOf(call: SyntaxNode): string | undefined {
-  const callee = call.childForFieldName('function');
-  return callee?.type === 'attribute' ? callee.childForFieldName('object')?.text.replace(/\s+/g, '') : undefined;
+  const receiver = callParts(call).receiver;
+  return receiver ? compactText(receiver) : undefined;
 }

@@ -91,11 +91,7 @@ const FILLING = /^(append|add|extend|update|insert|setdefault|pop|get|items|keys
 function onlyHarmlessCalls(scope: SyntaxNode, fn: PyFunction, module: PyModule, index: RepoIndex, isWrite: (call: SyntaxNode) => boolean, depth = 0): boolean {
   for (const call of scope.descendantsOfType('call')) {
     if (!isOwnCode(call, fn.node) || isWrite(call)) continue;
-    const parts = callParts(call);
-    if (LOGGING.test(parts.callee) || (parts.receiver === undefined && PURE_BUILTINS.has(parts.callee))) continue;
-    if (call.parent?.type === 'raise_statement' && /(Error|Exception)$/.test(parts.callee)) continue;
-    const receiver = parts.receiver ? unparenthesized(parts.receiver) : undefined;
-    if (receiver && FILLING.test(parts.method ?? '') && (/^(string|concatenated_string)$/.test(receiver.type) || localLiteral(receiver, fn))) continue;
+    if (harmless(call, fn)) continue;
     if (depth === 0 && writesNothing(call, fn, module, index)) continue;
     return false;
   }
@@ -181,7 +177,7 @@ function statementsAfter(node: SyntaxNode, fnNode: SyntaxNode): SyntaxNode[] {
   return found;
 }
 
-/** One call, by itself, as onlyHarmlessCalls judges calls at depth 1 (descendantsOfType does not list the node itself). */
+/** One call, by itself: logging, a pure builtin, an exception raised, or a method on a string literal or a local literal. */
 function harmless(call: SyntaxNode, fn: PyFunction): boolean {
   const parts = callParts(call);
   if (LOGGING.test(parts.callee) || (parts.receiver === undefined && PURE_BUILTINS.has(parts.callee))) return true;

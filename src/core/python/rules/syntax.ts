@@ -159,7 +159,8 @@ function methodOf(definition: SyntaxNode): SyntaxNode | undefined {
   return holder?.type === 'block' && holder.parent?.type === 'class_definition' ? holder.parent : undefined;
 }
 
-function rootOf(node: SyntaxNode): SyntaxNode {
+/** The module's root node above `node`. */
+export function rootOf(node: SyntaxNode): SyntaxNode {
   let root = node;
   while (root.parent) root = root.parent;
   return root;

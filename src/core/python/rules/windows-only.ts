@@ -20,8 +20,9 @@
 import type { PyModule, SyntaxNode } from '../model.ts';
 import { repoIndexOf, type RepoIndex } from '../callgraph.ts';
 import { callParts } from '../body-walk.ts';
+import { enclosingFunctionNode } from '../functions.ts';
 import { binds, parameterNames } from './exclusive-guards.ts';
-import { caughtClasses, compactText, literalText, unparenthesized } from './syntax.ts';
+import { caughtClasses, compactText, contains, literalText, rootOf, unparenthesized } from './syntax.ts';
 import { PATH_OPENERS } from './file-reads.ts';
 import { memoizePer } from '../memo.ts';
 
@@ -89,12 +90,10 @@ function otherSideTouches(statement: SyntaxNode, arm: SyntaxNode, paths: Readonl
   const compound = statement.type === 'elif_clause' || statement.type === 'else_clause' || statement.type === 'except_clause' ? statement.parent : statement;
   if (!compound) return false;
   const leaves = arm.descendantsOfType(['return_statement', 'raise_statement', 'break_statement', 'continue_statement']).length > 0;
-  let fn: SyntaxNode | null = compound.parent;
-  while (fn && fn.type !== 'function_definition') fn = fn.parent;
+  const fn = enclosingFunctionNode(compound);
   const scope = leaves && fn ? fn : compound;
   const outsideArm = (node: SyntaxNode): boolean => node.startIndex >= arm.endIndex || node.endIndex <= arm.startIndex;
-  const withinCompound = (node: SyntaxNode): boolean => node.startIndex >= compound.startIndex && node.endIndex <= compound.endIndex;
-  const inSide = (node: SyntaxNode): boolean => outsideArm(node) && (withinCompound(node) || (leaves && node.startIndex >= compound.endIndex));
+  const inSide = (node: SyntaxNode): boolean => outsideArm(node) && (contains(compound, node) || (leaves && node.startIndex >= compound.endIndex));
   return scope.descendantsOfType('call').some((call) => {
     if (!inSide(call)) return false;
     const parts = callParts(call);
@@ -277,10 +276,4 @@ function bindingSitesIn(name: string, root: SyntaxNode): SyntaxNode[] {
 
 function boundInModule(name: string, at: SyntaxNode): boolean {
   return bindingSitesIn(name, rootOf(at)).length > 0;
-}
-
-function rootOf(node: SyntaxNode): SyntaxNode {
-  let root = node;
-  while (root.parent) root = root.parent;
-  return root;
 }

@@ -40,7 +40,13 @@ export const writesRelyOnImplicitTransaction = defineRule({
         if (facts.opens.length > 0 || facts.commits.length > 0) return;
         // Writes in a `with conn:` block are with-conn-opens-no-transaction's to speak for.
         // A helper's statement of unseen SQL that this function builds from a SELECT and only appends to reads (built-select.ts).
-        const writes = facts.dmlWrites.filter((write) => !facts.connectionBlocks.some((block) => within(block, write)) && !readsThroughBuiltSelect(write, context.fn, context.module));
+        const builtSelect = new Map<Effect, boolean>();
+        const writesSomething = (write: Effect): boolean => {
+          let reads = builtSelect.get(write);
+          if (reads === undefined) builtSelect.set(write, (reads = readsThroughBuiltSelect(write, context.fn, context.module)));
+          return !reads;
+        };
+        const writes = facts.dmlWrites.filter((write) => !facts.connectionBlocks.some((block) => within(block, write)) && writesSomething(write));
         if (!severalWrites(writes, fnNode) || retriesOfOneAttempt(writes)) return;
         // A helper's own `with conn:` block commits its writes at its end (default mode): all of them in one such
         // block are that block's, for with-conn-opens-no-transaction to speak for in the helper; spread over
@@ -62,7 +68,7 @@ export const writesRelyOnImplicitTransaction = defineRule({
         // Or every call reaching this function runs it inside such a wrapper on the object it passes (caller-wrapper.ts).
         if (writes.every((write) => insideWrapperTransaction(write, context.fn, context.module) || insideCallerWrapper(write, context.fn, context.module))) return;
         // The function's one write is a DELETE per row of a loop over its own read of that table: the re-run's read finds the rest (reread-deletes.ts).
-        const everyWrite = [...facts.dmlWrites, ...facts.ddl, ...facts.scripts].filter((write) => !readsThroughBuiltSelect(write, context.fn, context.module));
+        const everyWrite = [...facts.dmlWrites, ...facts.ddl, ...facts.scripts].filter(writesSomething);
         if (deletesRowsItReads(everyWrite, context.effects, context.fn, context.module)) return;
         const first = writes[0]!;
         const connection = callParts(first.node).receiver?.text;
